@@ -1,0 +1,2 @@
+"""mahjong-lens: the command line that ties rules, vision, datasets and the web app together."""
+__version__ = "0.1.0"

@@ -1,0 +1,56 @@
+"""The `mahjong-lens` command.  Each subcommand lives in the module that owns its idea;
+a module offers ``configure_parser(parser)`` and ``run(args) -> int``."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help).  Modules are imported only when their command runs,
+# except for their parser configuration, so `score` never waits for torch to load.
+COMMANDS = {
+    "score": ("mahjong_lens.commands", "score a hand given as JSON (a file, or - for stdin)"),
+    "settle": ("mahjong_lens.commands", "score a Rode Draak table of four hands and settle it"),
+    "waits": ("mahjong_lens.commands", "list the tiles that complete a hand one tile short"),
+    "synth": ("datasets.synth", "render synthetic photos of hands with YOLO labels"),
+    "mix": ("datasets.real", "assemble a training mix of real and synthetic photos"),
+    "train": ("vision.train", "train the tile recogniser"),
+    "eval": ("vision.evaluate", "measure the tile recogniser on labelled photos"),
+    "scan": ("vision.scan", "read the hand(s) in photos and score them"),
+    "serve": ("webui.app", "start the table assistant web page"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mahjong-lens", description=__doc__.split(".")[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:  # a part not installed or not built yet
+            command.set_defaults(_missing=f"'{name}' is not available: {error}")
+            continue
+        configure = getattr(module, f"configure_{name}", None) or getattr(module, "configure_parser")
+        configure(command)
+        command.set_defaults(_run=getattr(module, f"run_{name}", None) or getattr(module, "run"))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if getattr(args, "_missing", None):
+        print(f"mahjong-lens: {args._missing}", file=sys.stderr)
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

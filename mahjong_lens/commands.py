@@ -1,0 +1,87 @@
+"""The rules commands: score, settle, waits.  Thin: parsing, printing, exit codes."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rules.decompose import hand_waits
+from rules.hand import Hand, HandError, validate_hand
+from rules.registry import RULE_SETS, OptionError, parse_option_pairs, score
+from rules.tiles import NotationError, format_tiles, parse_tiles, tile_unicode
+
+
+def _fail(message: str) -> int:
+    print(f"mahjong-lens: {message}", file=sys.stderr)
+    return 2
+
+
+def read_json(path: str) -> Any:
+    """Read JSON from a file or '-' (stdin); raises ValueError with a one-line message."""
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not valid JSON: {error.msg} (line {error.lineno}, "
+                         f"column {error.colno})") from None
+
+
+def configure_score(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("hand", help="hand JSON file (the format of spec/hand-format.md), - for stdin")
+    parser.add_argument("--rules", choices=list(RULE_SETS), default="rode-draak")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="change a setting of the rule set, e.g. kiriage=true")
+
+
+def run_score(args: argparse.Namespace) -> int:
+    try:
+        data = read_json(args.hand)
+        result = score(data, args.rules, parse_option_pairs(args.option))
+    except (ValueError, OptionError) as error:
+        return _fail(str(error))
+    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    return 0 if result.valid else 2
+
+
+def configure_settle(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help='table JSON: {"prevalent_wind": "E", "hands": {"E": HAND, ...}}')
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+
+
+def run_settle(args: argparse.Namespace) -> int:
+    from rules.rode_draak import TableError, settle_table
+    try:
+        data = read_json(args.table)
+        outcome = settle_table(data, parse_option_pairs(args.option))
+    except (ValueError, OptionError, TableError) as error:
+        return _fail(str(error))
+    print(json.dumps(outcome, indent=2, ensure_ascii=False))
+    return 0
+
+
+def configure_waits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tiles", help="13 tiles (plus one per kong), e.g. 1112345678999m")
+
+
+def run_waits(args: argparse.Namespace) -> int:
+    try:
+        tiles = parse_tiles(args.tiles)
+        hand = Hand(concealed=tuple(tiles))
+        validate_hand(hand, check_count=False)
+    except (NotationError, HandError) as error:
+        return _fail(str(error))
+    if len(tiles) % 3 != 1:
+        return _fail(f"{len(tiles)} tiles: a hand one tile short has 13 (or 10, 7, 4 beside melds)")
+    found = hand_waits(hand)
+    if not found:
+        print(f"{format_tiles(tiles)}: not waiting (no tile completes it)")
+        return 0
+    print(f"{format_tiles(tiles)} waits on {len(found)} tile(s): {format_tiles(found)}  "
+          + " ".join(tile_unicode(t) for t in found))
+    return 0

@@ -1,0 +1,1 @@
+"""Mahjong rules: tiles, notation, hands and one module per rule set (no vision imports)."""

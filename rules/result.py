@@ -1,0 +1,44 @@
+"""The result format of ../shared/spec/hand-format.md, shared by every rule set."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a breakdown, in rulebook words: ``Pung of dragons`` / ``x2``."""
+
+    name: str
+    value: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "value": self.value}
+
+
+@dataclass
+class Result:
+    rules: str
+    valid: bool
+    winning: bool = False
+    points: int = 0
+    breakdown: list[Line] = field(default_factory=list)
+    payments: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # rule-set fields: han, fu, limit, ...
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rules": self.rules, "valid": self.valid, "winning": self.winning,
+            "points": self.points, "breakdown": [line.to_dict() for line in self.breakdown],
+            "payments": dict(self.payments),
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        out.update(self.extra)
+        return out
+
+
+def invalid(rules: str, error: str, winning: bool = False, **extra: Any) -> Result:
+    """A hand that cannot be scored, with a sentence a player understands."""
+    return Result(rules=rules, valid=False, winning=winning, error=error, extra=dict(extra))

@@ -1,0 +1,231 @@
+"""Tiles and the tile notation of ../shared/spec/hand-format.md: the one home of both.
+
+A tile is written as a two-character code: a number and a suit letter.
+``1m``..``9m`` characters, ``1p``..``9p`` dots, ``1s``..``9s`` bamboo,
+``1z``..``7z`` East South West North White Green Red, ``0m`` ``0p`` ``0s`` red
+fives, ``1f``..``8f`` flowers and seasons.  Internally a tile *kind* is an index
+0..41 in the canonical class order of the data README (red fives share the
+index of their plain five; the red flag is kept on the code).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+SUITS = "mpsz"
+SUIT_NAMES = {"m": "characters", "p": "dots", "s": "bamboo", "z": "honours", "f": "flowers"}
+WINDS = ("E", "S", "W", "N")
+WIND_TILES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
+TILE_WINDS = {tile: wind for wind, tile in WIND_TILES.items()}
+DRAGON_TILES = ("5z", "6z", "7z")
+NUM_KINDS = 34  # playing tiles without flowers
+TERMINAL_AND_HONOUR_KINDS = frozenset([0, 8, 9, 17, 18, 26, *range(27, 34)])
+GREEN_KINDS = frozenset([19, 20, 21, 23, 25, 32])  # 2 3 4 6 8 bamboo, green dragon
+
+_NAMES = {
+    "1z": "East", "2z": "South", "3z": "West", "4z": "North",
+    "5z": "White dragon", "6z": "Green dragon", "7z": "Red dragon",
+    "1f": "Plum", "2f": "Orchid", "3f": "Chrysanthemum", "4f": "Bamboo flower",
+    "5f": "Spring", "6f": "Summer", "7f": "Autumn", "8f": "Winter",
+}
+# Unicode Mahjong Tiles block: winds, dragons, characters, bamboo, dots, flowers, seasons.
+_UNICODE_BASE = {"m": 0x1F007, "s": 0x1F010, "p": 0x1F019}
+_UNICODE_HONOURS = {"1z": 0x1F000, "2z": 0x1F001, "3z": 0x1F002, "4z": 0x1F003,
+                    "5z": 0x1F006, "6z": 0x1F005, "7z": 0x1F004}
+UNICODE_BACK = "\U0001F02B"
+
+
+class NotationError(ValueError):
+    """Text that is not in the tile notation."""
+
+
+_TOKEN = re.compile(r"(\d+)([a-z])")
+_MAX_NUMBER = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 8}
+
+
+def parse_tiles(text: str) -> list[str]:
+    """Parse notation such as ``123m406p55z`` into tile codes, in order.
+
+    Red fives stay ``0m``/``0p``/``0s``.  Spaces between groups are allowed.
+    Raises NotationError with a sentence that says what is wrong.
+    """
+    if not isinstance(text, str):
+        raise NotationError(f"tiles must be written as text, not {type(text).__name__}")
+    compact = "".join(text.split())
+    if not compact:
+        raise NotationError("no tiles given (empty notation)")
+    tiles: list[str] = []
+    position = 0
+    for match in _TOKEN.finditer(compact):
+        if match.start() != position:
+            raise NotationError(_unreadable(compact, position))
+        digits, suit = match.groups()
+        if suit not in _MAX_NUMBER:
+            raise NotationError(
+                f"unknown suit letter '{suit}' in '{match.group()}': use m (characters), "
+                "p (dots), s (bamboo), z (honours) or f (flowers/seasons)")
+        if "10" in digits:
+            raise NotationError(
+                f"'{match.group()}' reads like the number ten: numbers run 1-9; for a 1 "
+                f"and a red five write '1{suit}0{suit}'")
+        for digit in digits:
+            number = int(digit)
+            if number == 0 and suit not in "mps":
+                raise NotationError(f"'0{suit}' is not a tile: 0 (red five) exists only in m, p and s")
+            if number > _MAX_NUMBER[suit]:
+                raise NotationError(
+                    f"'{digit}{suit}' is not a tile: {SUIT_NAMES[suit]} run 1-{_MAX_NUMBER[suit]}")
+            tiles.append(f"{digit}{suit}")
+        position = match.end()
+    if position != len(compact):
+        raise NotationError(_unreadable(compact, position))
+    return tiles
+
+
+def _unreadable(text: str, position: int) -> str:
+    rest = text[position:]
+    if rest and rest[0].isdigit():
+        return f"'{rest}' has numbers without a suit letter (m, p, s, z or f) after them"
+    return f"cannot read '{rest}' in '{text}': write numbers followed by a suit letter, e.g. 123m55z"
+
+
+def parse_tile(text: str) -> str:
+    """Parse exactly one tile."""
+    tiles = parse_tiles(text)
+    if len(tiles) != 1:
+        raise NotationError(f"'{text}' is {len(tiles)} tiles, one was expected")
+    return tiles[0]
+
+
+def format_tiles(tiles: Iterable[str], sort: bool = True) -> str:
+    """Write tiles in the compact notation, e.g. ['1m','2m','5z'] -> '12m5z'."""
+    tiles = list(tiles)
+    if sort:
+        tiles = sorted(tiles, key=sort_key)
+    out: list[str] = []
+    for tile in tiles:
+        # "10m" would read as ten, so a red five after a 1 starts a new group: 1m0m.
+        if out and out[-1][-1] == tile[1] and not (tile[0] == "0" and out[-1][-2] == "1"):
+            out[-1] = out[-1][:-1] + tile
+        else:
+            out.append(tile)
+    return "".join(out)
+
+
+def sort_key(tile: str) -> tuple[int, int]:
+    """Order by suit (m p s z f), then number, a red five just after the plain five."""
+    return ("mpszf".index(tile[1]), int(tile[0]) if tile[0] != "0" else 5, tile[0] == "0")
+
+
+def kind(tile: str) -> int:
+    """Index 0..41 in the canonical class order; a red five maps to its five."""
+    number, suit = tile[0], tile[1]
+    number = 5 if number == "0" else int(number)
+    if suit == "f":
+        return 33 + number
+    return "mpsz".index(suit) * 9 + number - 1
+
+
+def kind_tile(index: int) -> str:
+    """The plain tile code of a kind index."""
+    if index >= 34:
+        return f"{index - 33}f"
+    return f"{index % 9 + 1}{SUITS[index // 9]}"
+
+
+def is_red(tile: str) -> bool:
+    return tile[0] == "0"
+
+
+def suit(tile: str) -> str:
+    return tile[1]
+
+
+def number(tile: str) -> int:
+    """The tile's number (a red five is 5; honours 1..7)."""
+    return 5 if tile[0] == "0" else int(tile[0])
+
+
+def is_honour(tile: str) -> bool:
+    return tile[1] == "z"
+
+
+def is_wind(tile: str) -> bool:
+    return tile[1] == "z" and tile[0] in "1234"
+
+
+def is_dragon(tile: str) -> bool:
+    return tile[1] == "z" and tile[0] in "567"
+
+
+def is_terminal(tile: str) -> bool:
+    return tile[1] in "mps" and tile[0] in "19"
+
+
+def is_bonus(tile: str) -> bool:
+    """Flowers and seasons."""
+    return tile[1] == "f"
+
+
+def is_simple(tile: str) -> bool:
+    return tile[1] in "mps" and tile[0] not in "19"
+
+
+def plain(tile: str) -> str:
+    """The tile without its red marking: 0m -> 5m."""
+    return f"5{tile[1]}" if tile[0] == "0" else tile
+
+
+def to_counts(tiles: Iterable[str]) -> list[int]:
+    """Counts per kind, 34 entries (flowers are not counted)."""
+    counts = [0] * NUM_KINDS
+    for tile in tiles:
+        index = kind(tile)
+        if index < NUM_KINDS:
+            counts[index] += 1
+    return counts
+
+
+def dora_from_indicator(indicator: str) -> str:
+    """The dora a dora indicator points to (Ari Ari 2.7).
+
+    Suits: the next number, 9 -> 1.  Winds: E->S->W->N->E.
+    Dragons: white -> green -> red -> white.
+    """
+    n, s = number(indicator), suit(indicator)
+    if s in "mps":
+        return f"{n % 9 + 1}{s}"
+    if s == "z" and n <= 4:
+        return f"{n % 4 + 1}z"
+    if s == "z":
+        return f"{(n - 5 + 1) % 3 + 5}z"
+    raise NotationError(f"{indicator} cannot be a dora indicator")
+
+
+def tile_name(tile: str) -> str:
+    """A plain-language name: '3 of dots', 'Red five of bamboo', 'East'."""
+    if tile in _NAMES:
+        return _NAMES[tile]
+    if is_red(tile):
+        return f"Red five of {SUIT_NAMES[tile[1]]}"
+    return f"{tile[0]} of {SUIT_NAMES[tile[1]]}"
+
+
+def tile_unicode(tile: str) -> str:
+    """The Unicode glyph of a tile (U+1F000 block)."""
+    if tile == "back":
+        return UNICODE_BACK
+    if tile in _UNICODE_HONOURS:
+        return chr(_UNICODE_HONOURS[tile])
+    if is_bonus(tile):
+        n = number(tile)
+        return chr(0x1F022 + n - 1) if n <= 4 else chr(0x1F026 + n - 5)
+    return chr(_UNICODE_BASE[tile[1]] + number(tile) - 1)
+
+
+def wind_tile(wind: str) -> str:
+    """'E' -> '1z'; raises NotationError for anything but E S W N."""
+    try:
+        return WIND_TILES[wind]
+    except (KeyError, TypeError):
+        raise NotationError(f"unknown wind {wind!r}: use E, S, W or N") from None
