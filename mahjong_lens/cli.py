@@ -21,11 +21,14 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only the chosen command's module is imported (vision pulls in torch)."""
     parser = argparse.ArgumentParser(prog="mahjong-lens", description=__doc__.split(".")[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
+        if name != chosen:
+            continue
         try:
             module = importlib.import_module(module_name)
         except ImportError as error:  # a part not installed or not built yet
@@ -38,7 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(chosen)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -1,0 +1,45 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "mahjong_lens", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_waits_lists_the_completing_tiles():
+    out = run("waits", "1112345678999m")
+    assert out.returncode == 0
+    assert "waits on 9 tile(s): 123456789m" in out.stdout
+
+
+def test_waits_says_when_nothing_completes():
+    out = run("waits", "1357m2468p13579s")
+    assert out.returncode == 0 and "not waiting" in out.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (("waits", "12x"), "unknown suit letter"),
+    (("waits", "12m"), "2 tiles"),
+    (("waits", "11111m2345678p"), "appears 5 times"),
+    (("score", "/nonexistent/hand.json"), "cannot read"),
+    (("score", "-", "--option", "nonsense"), "NAME=VALUE"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, words):
+    out = run(*args, stdin='{"concealed": "123m"}')
+    assert out.returncode == 2
+    assert words in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_malformed_json_exits_2_without_traceback():
+    out = run("score", "-", stdin="{not json")
+    assert out.returncode == 2 and "not valid JSON" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_no_command_prints_help():
+    out = run()
+    assert out.returncode == 2 and "score" in out.stdout and "waits" in out.stdout
