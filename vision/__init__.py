@@ -1,0 +1,1 @@
+"""Vision: the tile recogniser, detections -> hand layout, camera capture."""
