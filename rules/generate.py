@@ -67,12 +67,29 @@ def random_winning_hand(rng: random.Random, meld_rate: float = 0.3, kong_rate: f
             if _take(pool, [k, k]):
                 concealed.extend(_codes([k, k], red, rng, red_rate))
                 break
+    if red_rate > 0:  # with red fives in play, a suit's four fives include its red one
+        concealed, melds = _redden_fourth_fives(concealed, melds)
     win_tile = rng.choice(concealed)
     discarder = None if self_drawn else rng.choice([w for w in WINDS if w != seat])
     indicators = tuple(kind_tile(rng.randrange(34)) for _ in range(rng.choice([1, 1, 1, 2])))
     return Hand(concealed=tuple(concealed), melds=tuple(melds), win_tile=win_tile,
                 self_drawn=self_drawn, discarder=discarder, seat_wind=seat,
                 prevalent_wind=prevalent, dora_indicators=indicators, situation=Situation())
+
+
+def _redden_fourth_fives(concealed: list[str], melds: list[Meld]) -> tuple[list[str], list[Meld]]:
+    for suit_letter in "mps":
+        five, red = f"5{suit_letter}", f"0{suit_letter}"
+        held = concealed + [t for m in melds for t in m.tiles]
+        if held.count(five) == 4:
+            if five in concealed:
+                concealed[concealed.index(five)] = red
+            else:
+                meld = next(m for m in melds if five in m.tiles)
+                tiles = list(meld.tiles)
+                tiles[tiles.index(five)] = red
+                melds[melds.index(meld)] = Meld(meld.type, tuple(tiles), meld.open)
+    return concealed, melds
 
 
 def random_losing_hand(rng: random.Random, meld_rate: float = 0.3) -> Hand:
