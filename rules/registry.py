@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import typing
 from typing import Any
@@ -46,10 +47,17 @@ def _convert(name: str, value: Any, kind: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=None)
+def _setting_types(settings_cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(settings_cls)
+
+
 def make_settings(name: str, options: dict[str, Any] | None = None) -> Any:
     """The rule set's Settings with ``options`` (name -> value, text or typed) applied."""
     settings_cls = rules_module(name).Settings
-    hints = typing.get_type_hints(settings_cls)
+    if not options:
+        return settings_cls()
+    hints = _setting_types(settings_cls)
     known = {f.name for f in dataclasses.fields(settings_cls)}
     values = {}
     for key, value in (options or {}).items():

@@ -19,6 +19,8 @@ WIND_TILES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
 TILE_WINDS = {tile: wind for wind, tile in WIND_TILES.items()}
 DRAGON_TILES = ("5z", "6z", "7z")
 NUM_KINDS = 34  # playing tiles without flowers
+WIND_KINDS = frozenset(range(27, 31))
+DRAGON_KINDS = frozenset(range(31, 34))
 TERMINAL_AND_HONOUR_KINDS = frozenset([0, 8, 9, 17, 18, 26, *range(27, 34)])
 GREEN_KINDS = frozenset([19, 20, 21, 23, 25, 32])  # 2 3 4 6 8 bamboo, green dragon
 
@@ -117,13 +119,21 @@ def sort_key(tile: str) -> tuple[int, int]:
     return ("mpszf".index(tile[1]), int(tile[0]) if tile[0] != "0" else 5, tile[0] == "0")
 
 
-def kind(tile: str) -> int:
-    """Index 0..41 in the canonical class order; a red five maps to its five."""
+def _kind(tile: str) -> int:
     number, suit = tile[0], tile[1]
     number = 5 if number == "0" else int(number)
     if suit == "f":
         return 33 + number
     return "mpsz".index(suit) * 9 + number - 1
+
+
+_KINDS = {f"{n}{s}": _kind(f"{n}{s}") for s in "mps" for n in range(10)} | \
+    {f"{n}z": _kind(f"{n}z") for n in range(1, 8)} | {f"{n}f": _kind(f"{n}f") for n in range(1, 9)}
+
+
+def kind(tile: str) -> int:
+    """Index 0..41 in the canonical class order; a red five maps to its five."""
+    return _KINDS[tile]
 
 
 def kind_tile(index: int) -> str:
