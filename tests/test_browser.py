@@ -1,0 +1,228 @@
+"""The table assistant in a real browser: headless Debian Chromium driven by Playwright.
+
+Nothing downloads a browser: Playwright launches /usr/bin/chromium.  The test skips with
+the reason when that browser or the Playwright library is missing.  A fake recogniser
+reads a fixed hand, so no trained model is needed; the photo is drawn with OpenCV.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from rules.tiles import parse_tiles
+from vision.detections import TileDetection
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOT = "/tmp/webui_screenshot.png"
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no Chromium at {CHROMIUM} (Debian package 'chromium')", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+
+# One row of tiles: 1-2-3 characters, 4-5-6 dots, 7-8-9 bamboo, three White dragons of which
+# the camera doubts the last (it read Green dragon, White as runner-up), an East; the
+# winning East set apart.
+READ_TILES = parse_tiles("123m456p789s556z1z")
+DOUBTED = 11  # the third White dragon, read as 6z
+WIDTH, HEIGHT = 1280, 400
+
+
+def _boxes() -> list[tuple[float, float, float, float]]:
+    boxes, x = [], 60.0
+    for _ in READ_TILES:
+        boxes.append((x, 150.0, x + 66.0, 240.0))
+        x += 70.0
+    x += 40.0
+    boxes.append((x, 150.0, x + 66.0, 240.0))  # the winning tile, set apart
+    return boxes
+
+
+class FakeRecognizer:
+    """Returns the fixed reading whatever the image (the page flow is under test, not the
+    model); ``misread`` makes the third White dragon a doubtful Green one."""
+
+    def __init__(self, misread: bool = True):
+        self.misread = misread
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        detections = []
+        for number, (tile, box) in enumerate(zip(READ_TILES + ["1z"], _boxes())):
+            if number == DOUBTED and self.misread:
+                detections.append(TileDetection(tile, box, 0.42, [("5z", 0.39)]))
+            elif number == DOUBTED:
+                detections.append(TileDetection("5z", box, 0.97))
+            else:
+                detections.append(TileDetection(tile, box, 0.96))
+        return detections
+
+
+class FakeCamera:
+    """A table camera that keeps showing one picture."""
+
+    def __init__(self):
+        self.frame = np.full((HEIGHT, WIDTH, 3), (60, 110, 40), np.uint8)
+
+    def read(self) -> np.ndarray:
+        time.sleep(0.02)
+        return self.frame.copy()
+
+
+def _photo(path: str) -> None:
+    """A table-green photo with ivory tiles where the fake recogniser says they are."""
+    import cv2
+    image = np.zeros((HEIGHT, WIDTH, 3), np.uint8)
+    image[:] = (60, 110, 40)
+    shown = parse_tiles("123m456p789s555z1z") + ["1z"]
+    for tile, (x1, y1, x2, y2) in zip(shown, _boxes()):
+        cv2.rectangle(image, (int(x1), int(y1)), (int(x2), int(y2)), (225, 240, 245), -1)
+        cv2.rectangle(image, (int(x1), int(y2) - 10), (int(x2), int(y2)), (70, 140, 60), -1)
+        cv2.putText(image, tile, (int(x1) + 10, int(y1) + 52), cv2.FONT_HERSHEY_SIMPLEX, 0.9,
+                    (40, 40, 160), 2, cv2.LINE_AA)
+    assert cv2.imwrite(path, image)
+
+
+@pytest.fixture()
+def serve(tmp_path):
+    """Starts the app on a free localhost port: serve(**config) -> its address."""
+    from werkzeug.serving import make_server
+
+    from webui import create_app
+    running = []
+
+    def start(**config) -> str:
+        settings = {"DATABASE": str(tmp_path / "checks.db"), "RECOGNIZER": FakeRecognizer()}
+        settings.update(config)
+        app = create_app(settings)
+        httpd = make_server("127.0.0.1", 0, app, threaded=True)
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        running.append((app, httpd, thread))
+        return f"http://127.0.0.1:{httpd.server_port}"
+
+    yield start
+    for app, httpd, thread in running:
+        app.extensions["mahjong_lens"].close()
+        httpd.shutdown()
+        thread.join(timeout=5)
+
+
+@pytest.fixture()
+def server(serve):
+    return serve()
+
+
+@pytest.fixture()
+def page():
+    with sync_api.sync_playwright() as playwright:
+        # a fake camera (a test pattern) stands in for the device's own
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"])
+        context = browser.new_context(viewport={"width": 1360, "height": 1000})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        # a blocked resource (the page's security policy) or a script error shows here
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.js_errors = errors
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path):
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    page.goto(server + "/")
+    page.check("input[name=win][value=self_drawn]")
+    page.set_input_files("#photo-file", photo)
+    page.wait_for_selector("#photo-status.ok, #photo-status.warn, #photo-status.error")
+    status = page.text_content("#photo-status")
+    assert "14 tiles found" in status, status
+
+    # every tile boxed on the photo, the doubted one highlighted
+    assert page.locator("#photo-boxes .box").count() == 14
+    assert page.locator("#photo-boxes .box.doubtful").count() == 1
+    assert page.locator("#doubtful").is_visible()
+    # as read (a Green dragon among the Whites) the hand is no Mahjong
+    assert page.locator("#score .badge.bad").count() == 1
+
+    # the doubted tile in the hand picture -> the picker -> White dragon
+    page.click("#hand .tile.doubtful")
+    page.wait_for_selector("#picker[open]")
+    assert page.text_content("#picker-title") == "Is this the green dragon?"
+    page.click("#picker-grid .picker-row:not(.suggestions) .tile[data-tile='5z']")
+    # Rode Draak, East seat and round, self-drawn concealed win:
+    #   20 Mahjong + 8 concealed pung of White + 2 pair of own wind + 2 pair of prevailing
+    #   wind = 32 points; pung of dragons x2, concealed self-drawn x8 -> 32 x 16 = 512
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
+    assert page.locator("#photo-boxes .box.edited").count() == 1
+    assert page.locator("#photo-boxes .box.doubtful").count() == 0
+    assert "Pung of dragons" in page.text_content("#score")
+    assert "North pays East 1024" in page.text_content("#score")  # 512 x 2 from each non-dealer
+
+    # the referee: a claim of 256 is wrong by the points line, and is recorded
+    page.fill("input[name=claimed_points]", "256")
+    page.click("#referee-check")
+    page.wait_for_selector("#referee-verdict.bad")
+    assert "Points: claimed 256, computed 512" in page.text_content("#referee-verdict")
+
+    page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+    shutil.copyfile(tmp_path / "page.png", SCREENSHOT)
+
+    page.goto(server + "/referee")
+    assert page.locator("table.checks tbody tr").count() == 1
+    assert page.locator("table.checks .tile").count() == 14
+    assert page.js_errors == []
+
+
+def test_a_hand_entered_tile_by_tile_is_scored(server, page):
+    page.goto(server + "/")
+    page.select_option("select[name=rules]", "rode-draak")
+    page.check("input[name=win][value=none]")
+    # a pung of Red dragons declared open, then ten loose tiles: 13 tiles, a hand that did not win
+    page.click("[data-add-meld=pung]")
+    page.click("#picker-grid .tile[data-tile='7z']")
+    for tile in ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2z"]:
+        page.click("[data-add=concealed]")
+        page.click(f"#picker-grid .tile[data-tile='{tile}']")
+    # a non-winner in Rode Draak: exposed pung of dragons 4 points, doubled once for the
+    # dragons -> 8
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("8")
+    assert page.locator("#hand .group.meld .tile").count() == 3
+    assert page.js_errors == []
+
+
+def test_live_with_the_browsers_camera_reads_and_scores_a_steady_hand(serve, page):
+    base = serve(RECOGNIZER=FakeRecognizer(misread=False))
+    page.goto(base + "/live")
+    page.check("input[name=win][value=self_drawn]")
+    page.click("#live-browser")
+    # a frame a second goes to /api/scan; two equal readings in a row make it stable
+    sync_api.expect(page.locator("#live-reading")).to_have_class("status ok", timeout=15000)
+    assert page.locator("#hand .tile").count() == 14
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")  # as worked above
+    page.click("#live-stop")
+    assert page.js_errors == []
+
+
+def test_live_with_the_table_camera_shows_the_stream_and_the_stable_reading(serve, page):
+    base = serve(RECOGNIZER=FakeRecognizer(misread=False), CAMERA=FakeCamera(), LIVE_INTERVAL=0.05)
+    page.goto(base + "/live")
+    page.check("input[name=win][value=self_drawn]")
+    page.click("#live-table")
+    sync_api.expect(page.locator("#live-reading")).to_have_class("status ok", timeout=15000)
+    # the MJPEG stream is showing pictures
+    # (wait_for_function evaluates a string, which the page's security policy forbids: poll)
+    deadline = time.monotonic() + 10
+    while page.locator("#live-stream").evaluate("img => img.naturalWidth") == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert page.locator("#live-stream").evaluate("img => img.naturalWidth") == WIDTH
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
+    page.click("#live-stop")
+    assert page.js_errors == []

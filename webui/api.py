@@ -1,0 +1,76 @@
+"""The JSON API: request in, service call, JSON out.  Errors are {"error": sentence} + 4xx."""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from .app import assistant
+from .service import ServiceError
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _json_body() -> dict:
+    """The request's JSON object; a browser form from another site cannot send this."""
+    if not request.is_json:
+        raise ServiceError("send JSON (Content-Type: application/json)", 415)
+    payload = request.get_json(silent=True)
+    if payload is None:
+        raise ServiceError("the request body is not valid JSON")
+    return payload
+
+
+@api.get("/rules")
+def rules():
+    """The rule sets and their settings."""
+    return jsonify(rules=assistant().rules_catalog())
+
+
+@api.post("/score")
+def score():
+    """{"hand": HAND, "rules": "riichi", "options": {...}} -> RESULT."""
+    return jsonify(assistant().score_request(_json_body()))
+
+
+@api.post("/scan")
+def scan():
+    """multipart: image (the photo), rules, options (JSON), context fields -> SCAN."""
+    upload = request.files.get("image") or request.files.get("photo")
+    if upload is None:
+        raise ServiceError("no photo was sent: attach it as the form field 'image'")
+    data = upload.read()
+    preview = request.form.get("preview", "") in ("1", "true", "on")
+    return jsonify(assistant().scan_upload(data, request.form, upload.filename, preview=preview))
+
+
+@api.post("/referee")
+def referee():
+    """{"hand", "rules", "options", "claimed_points", "claimed_breakdown"?, "photo"?} ->
+    {"agree", "differences", "computed", "check"}; the check is recorded."""
+    return jsonify(assistant().referee(_json_body()))
+
+
+@api.get("/referee/checks")
+def checks():
+    limit = request.args.get("limit", 100, type=int)
+    offset = request.args.get("offset", 0, type=int)
+    if not 1 <= limit <= 1000 or offset < 0:
+        raise ServiceError("limit runs 1-1000 and offset from 0")
+    service = assistant()
+    return jsonify(checks=service.checks(limit, offset), total=service.count_checks())
+
+
+@api.get("/referee/checks/<int:check_id>")
+def check(check_id: int):
+    return jsonify(assistant().check(check_id).to_dict())
+
+
+@api.post("/table")
+def table():
+    """Rode Draak: {"prevalent_wind", "hands": {"E": HAND, ...}, "options"} -> settlement."""
+    return jsonify(assistant().settle(_json_body()))
+
+
+@api.get("/live")
+def live():
+    """The table camera's stable reading (and the latest one); query fields: the context."""
+    return jsonify(assistant().live_status(request.args))

@@ -1,0 +1,145 @@
+"""The Flask app factory and the `mahjong-lens serve` command."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from .service import MAX_UPLOAD_BYTES, ServiceError, TableAssistant
+
+EXTENSION = "mahjong_lens"
+
+
+def default_database() -> str:
+    """~/.local/share/mahjong-lens/checks.db (XDG_DATA_HOME respected): survives restarts."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "mahjong-lens", "checks.db")
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The table assistant.  Config keys: DATABASE (path of the referee's SQLite file),
+    MAX_CONTENT_LENGTH (bytes, 20 MB), RECOGNIZER (an object with detect(image); by default
+    the shipped model is loaded on the first scan), MODEL (a model path for that),
+    CAMERA (the table camera: device number, file or URL, or an object whose read() gives
+    frames; None for none), LIVE_INTERVAL (seconds between readings of the camera)."""
+    app = Flask(__name__)
+    app.config.update(DATABASE=None, MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES, RECOGNIZER=None,
+                      MODEL=None, CAMERA=None, LIVE_INTERVAL=1.0)
+    app.config.update(config or {})
+    app.debug = False  # never the interactive debugger: it runs code for whoever can reach it
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    database = app.config["DATABASE"] or default_database()
+    app.extensions[EXTENSION] = TableAssistant(
+        database, recognizer=app.config["RECOGNIZER"], model=app.config["MODEL"],
+        camera=app.config["CAMERA"], live_interval=float(app.config["LIVE_INTERVAL"]))
+
+    from .api import api
+    from .pages import pages
+    app.register_blueprint(pages)
+    app.register_blueprint(api)
+    _register_errors(app)
+    app.after_request(_security_headers)
+    return app
+
+
+# The page loads nothing from outside, and the browser is told to enforce it.
+_CONTENT_POLICY = ("default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; "
+                   "script-src 'self'; style-src 'self'; connect-src 'self'; object-src 'none'; "
+                   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
+
+def _security_headers(response):
+    response.headers.setdefault("Content-Security-Policy", _CONTENT_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault("Permissions-Policy", "camera=(self), microphone=()")
+    return response
+
+
+def assistant(app: Flask | None = None) -> TableAssistant:
+    from flask import current_app
+    return (app or current_app).extensions[EXTENSION]
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path.endswith(".json")
+
+
+def _register_errors(app: Flask) -> None:
+    """Every error is a sentence: JSON for /api/*, a friendly page otherwise; no stack trace."""
+
+    def respond(message: str, status: int):
+        if _wants_json():
+            return jsonify(error=message, status=status), status
+        return render_template("error.html", message=message, status=status), status
+
+    @app.errorhandler(ServiceError)
+    def service_error(error: ServiceError):
+        return respond(error.message, error.status)
+
+    @app.errorhandler(413)
+    def too_large(error: HTTPException):
+        limit = app.config["MAX_CONTENT_LENGTH"] / (1024 * 1024)
+        return respond(f"the upload is too large: photos up to {limit:.3g} MB are accepted "
+                       "(a phone photo is usually 2-6 MB)", 413)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException):
+        messages = {404: "there is no such page here", 405: "that request method is not used here",
+                    400: "the request could not be read"}
+        description = error.description if error.code == 400 and error.description else None
+        message = messages.get(error.code, error.name.lower())
+        if error.code == 405 and getattr(error, "valid_methods", None):
+            message = f"{request.method} is not used on {request.path}; use {', '.join(m for m in sorted(error.valid_methods) if m not in ('HEAD', 'OPTIONS'))}"
+        if description and "browser (or proxy) sent a request" not in description:
+            message = description
+        return respond(message, error.code or 500)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception):
+        app.logger.exception("unexpected error on %s", request.path)
+        return respond("something went wrong on the server while doing that; the details are "
+                       "in the server's log", 500)
+
+
+# ---------------------------------------------------------------- mahjong-lens serve
+
+def configure_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this computer only)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--camera", default=None, metavar="0|FILE|URL",
+                        help="table camera: a device number, a video file or a stream URL")
+    parser.add_argument("--model", default=None, help="tile recogniser weights (default: the shipped model)")
+    parser.add_argument("--database", default=None,
+                        help=f"referee checks database (default {default_database()})")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera})
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"mahjong-lens: listening on {args.host}: anyone on that network can use the page "
+              "and see the referee's records", file=sys.stderr)
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as error:
+        print(f"mahjong-lens: cannot listen on {args.host}:{args.port}: {error.strerror}",
+              file=sys.stderr)
+        return 2
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"mahjong-lens: the table assistant is at http://{shown}:{args.port}/  (Ctrl+C stops it)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        assistant(app).close()
+    return 0

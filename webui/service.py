@@ -1,0 +1,642 @@
+"""What the web views call: scoring, scanning, refereeing, table settlement and the live feed.
+
+The views only turn requests into these calls and the answers into JSON or pages; every
+decision (what a context field means, when two scores agree, what is stored) lives here.
+Errors a user can fix raise ServiceError with a sentence and an HTTP status.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import importlib
+import json
+import os
+import re
+import threading
+import time
+import typing
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from rules.hand import SITUATION_FLAGS
+from rules.registry import RULE_SETS, OptionError, rules_module, score
+from rules.tiles import WINDS, NotationError, parse_tile, parse_tiles
+
+from .store import Check, CheckStore, image_extension
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+PREVIEW_LONG_SIDE = 1600          # the photo sent back to the page, long side in pixels
+RULE_TITLES = {"rode-draak": "Rode Draak", "riichi": "Riichi (Ari Ari)", "wsom": "WSOM (Zung Jung)"}
+
+
+class ServiceError(Exception):
+    """A request the app cannot serve, with a sentence for the user and an HTTP status."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+# ---------------------------------------------------------------- request fields -> context
+
+_TRUE = {"1", "true", "on", "yes"}
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in _TRUE
+
+
+def _wind(value: Any, field: str) -> str | None:
+    if value in (None, ""):
+        return None
+    text = str(value).strip().upper()
+    if text not in WINDS:
+        raise ServiceError(f"{field} must be one of E, S, W, N (got {value!r})")
+    return text
+
+
+def context_from_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The hand context from form fields (or a JSON ``context`` object).
+
+    ``win`` is ``self_drawn`` or ``discard`` (then ``discarder`` is the discarder's seat
+    wind); situation flags are checkboxes named after the contract's flags; dora
+    indicators are written in tile notation.
+    """
+    context: dict[str, Any] = {}
+    for key in ("seat_wind", "prevalent_wind"):
+        wind = _wind(fields.get(key), key)
+        if wind:
+            context[key] = wind
+    win = str(fields.get("win", "") or "").strip()
+    if "self_drawn" in fields:
+        context["self_drawn"] = _flag(fields["self_drawn"])
+    if win == "self_drawn":
+        context["self_drawn"] = True
+    elif win == "discard":
+        context["self_drawn"] = False
+    if win == "none":  # a hand that did not win (Rode Draak scores every hand)
+        context["self_drawn"] = False
+    elif not context.get("self_drawn"):
+        discarder = _wind(fields.get("discarder"), "discarder")
+        if discarder:
+            context["discarder"] = discarder
+    situation = fields.get("situation")
+    if isinstance(situation, Mapping):
+        context["situation"] = {k: _flag(v) for k, v in situation.items()}
+    else:
+        flags = {flag: _flag(fields[flag]) for flag in SITUATION_FLAGS if flag in fields}
+        if flags:
+            context["situation"] = flags
+    if fields.get("win_tile"):  # the winning tile, when the photo does not set it apart
+        try:
+            context["win_tile"] = parse_tile(str(fields["win_tile"]))
+        except NotationError as error:
+            raise ServiceError(f"win tile: {error}") from None
+    for key in ("dora_indicators", "ura_dora_indicators"):
+        value = fields.get(key)
+        if value in (None, "", []):
+            continue
+        try:
+            context[key] = parse_tiles("".join(value) if isinstance(value, list) else str(value))
+        except NotationError as error:
+            raise ServiceError(f"{key.replace('_', ' ')}: {error}") from None
+    return context
+
+
+def _options(value: Any) -> dict[str, Any]:
+    if value in (None, ""):
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ServiceError("options must be a JSON object of setting names and values") from None
+    if not isinstance(value, Mapping):
+        raise ServiceError("options must be an object of setting names and values")
+    return dict(value)
+
+
+def _rules_name(value: Any) -> str:
+    name = str(value or "rode-draak")
+    if name not in RULE_SETS:
+        raise ServiceError(f"unknown rule set {name!r}: choose one of {', '.join(RULE_SETS)}")
+    return name
+
+
+def _safe_name(filename: str | None) -> str:
+    """A display name for the scan (never used as a path)."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(filename or ""))[:80]
+    return base or "photo"
+
+
+# ---------------------------------------------------------------- recogniser and camera
+
+class _SerialRecognizer:
+    """One detect() at a time: a model is not safe to share between request threads."""
+
+    def __init__(self, recognizer: Any):
+        self._recognizer = recognizer
+        self._lock = threading.Lock()
+
+    def detect(self, image: Any) -> list:
+        with self._lock:
+            return self._recognizer.detect(image)
+
+
+def _vision_scan():
+    try:
+        return importlib.import_module("vision.scan")
+    except ImportError as error:
+        raise ServiceError(f"photo reading is not available in this installation ({error})", 503) \
+            from None
+
+
+class LiveFeed:
+    """The table camera read on a background thread: the latest annotated frame and the
+    stable reading (the same hand seen in ``stable_after`` scans in a row)."""
+
+    def __init__(self, source: Any, assistant: "TableAssistant", scan_interval: float = 1.0,
+                 stable_after: int = 3, idle_after: float = 60.0, frame_interval: float = 0.08):
+        self.source = source
+        self.idle_after = idle_after          # nobody watching this long: the camera is let go
+        self.frame_interval = frame_interval  # about 12 pictures a second is enough for a table
+        self._wanted = time.monotonic()
+        self.assistant = assistant
+        self.scan_interval = scan_interval
+        self.stable_after = stable_after
+        self._changed = threading.Condition()
+        self._jpeg: bytes | None = None
+        self._frame_number = 0
+        self._scan: dict | None = None
+        self._stable: dict | None = None
+        self._same_count = 0
+        self._last_key: str | None = None
+        self.error: str | None = None
+        self.context: dict[str, Any] = {}
+        self.rules = "rode-draak"
+        self.options: dict[str, Any] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._wanted = time.monotonic()
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="live-feed", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        import cv2
+        try:
+            capture = open_capture(self.source)
+        except Exception as error:  # a camera that is missing or busy: say so on the page
+            self.error = f"cannot open the camera {self.source!r}: {error}"
+            return
+        last_scan = 0.0
+        try:
+            while not self._stop.is_set() and time.monotonic() - self._wanted < self.idle_after:
+                try:
+                    frame = capture.read()
+                except Exception as error:  # a camera that fails mid-stream
+                    self.error = f"the camera stopped: {error}"
+                    break
+                if frame is None:
+                    self.error = "the camera sends no pictures (unplugged, or the video ended)"
+                    break
+                now = time.monotonic()
+                if now - last_scan >= self.scan_interval:
+                    last_scan = now
+                    self._read(frame)
+                picture = self._annotated(frame)
+                ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                if ok:
+                    with self._changed:
+                        self._jpeg = encoded.tobytes()
+                        self._frame_number += 1
+                        self._changed.notify_all()
+                time.sleep(self.frame_interval)
+        finally:
+            close = getattr(capture, "close", None) or getattr(capture, "release", None)
+            if close:
+                close()
+
+    def _read(self, frame: Any) -> None:
+        try:
+            reading = self.assistant.scan_image(frame, context=dict(self.context), rules=self.rules,
+                                                options=dict(self.options), name="camera")
+        except ServiceError as error:
+            self.error = error.message
+            return
+        except Exception as error:  # a failing model must not end the stream; say it instead
+            self.error = f"reading the picture failed: {type(error).__name__}"
+            return
+        self.error = None
+        key = _hand_key(reading)
+        with self._changed:
+            self._scan = reading
+            self._same_count = self._same_count + 1 if key == self._last_key else 1
+            self._last_key = key
+            if key is not None and self._same_count >= self.stable_after:
+                self._stable = reading
+
+    def _annotated(self, frame: Any) -> Any:
+        if self._scan is None:
+            return frame
+        try:
+            return _vision_scan().annotate(frame, self._scan)
+        except Exception:  # a drawing problem must never stop the stream
+            return frame
+
+    def use(self, context: dict[str, Any], rules: str, options: dict[str, Any]) -> None:
+        """Read the next pictures in this situation (the page watching the table sets it)."""
+        if (context, rules, options) != (self.context, self.rules, self.options):
+            with self._changed:
+                self.context, self.rules, self.options = context, rules, options
+                self._stable, self._same_count, self._last_key = None, 0, None
+
+    def status(self) -> dict[str, Any]:
+        with self._changed:
+            return {"camera": True, "running": bool(self._thread and self._thread.is_alive()),
+                    "error": self.error, "frames": self._frame_number,
+                    "stable": self._stable is not None and self._last_key == _hand_key(self._stable),
+                    "reading": self._stable, "latest": self._scan}
+
+    def frames(self, limit: int | None = None, timeout: float = 10.0) -> Iterator[bytes]:
+        """JPEG frames as they come (blocks between them); ends when the camera stops."""
+        seen = 0  # frame numbers start at 1: wait for the first
+        sent = 0
+        while limit is None or sent < limit:
+            self._wanted = time.monotonic()
+            with self._changed:
+                if not self._changed.wait_for(lambda: self._frame_number != seen or self._stop.is_set(),
+                                              timeout=timeout):
+                    return
+                if self._stop.is_set() or self._jpeg is None:
+                    return
+                seen, jpeg = self._frame_number, self._jpeg
+            sent += 1
+            yield jpeg
+
+
+def _hand_key(scan: dict | None) -> str | None:
+    """What makes two readings the same hand."""
+    if not scan or not scan.get("hand"):
+        return None
+    hand = scan["hand"]
+    melds = ",".join(f"{m.get('type')}{m.get('tiles')}{m.get('open')}" for m in hand.get("melds") or [])
+    return f"{hand.get('concealed')}|{melds}|{hand.get('win_tile')}|{hand.get('dora_indicators')}"
+
+
+class _Capture:
+    """cv2.VideoCapture with read() -> frame or None."""
+
+    def __init__(self, source: Any):
+        import cv2
+        self._capture = cv2.VideoCapture(source)
+        if not self._capture.isOpened():
+            raise OSError("no video device or file there")
+
+    def read(self) -> Any:
+        ok, frame = self._capture.read()
+        return frame if ok else None
+
+    def close(self) -> None:
+        self._capture.release()
+
+
+def open_capture(source: Any) -> Any:
+    """An object whose read() gives BGR frames (None at the end): vision.camera's when it
+    offers one, else OpenCV's.  A digit string is a device number."""
+    if hasattr(source, "read"):
+        return source
+    if isinstance(source, str) and source.isdigit():
+        source = int(source)
+    try:
+        camera = importlib.import_module("vision.camera")
+    except ImportError:
+        camera = None
+    opener = getattr(camera, "open_camera", None) if camera else None
+    if opener is not None:
+        return opener(source)
+    return _Capture(source)
+
+
+# ---------------------------------------------------------------- the assistant
+
+class TableAssistant:
+    """Everything the pages and the API do, behind one object per app."""
+
+    def __init__(self, database: str, recognizer: Any = None, model: str | None = None,
+                 camera: Any = None, live_interval: float = 1.0):
+        self.store = CheckStore(database)
+        self._recognizer = _SerialRecognizer(recognizer) if recognizer is not None else None
+        self._model = model
+        self._load_lock = threading.Lock()
+        self.camera_source = camera
+        self.live_interval = live_interval
+        self._live: LiveFeed | None = None
+        self._live_lock = threading.Lock()
+
+    # -- rules
+
+    def rules_catalog(self) -> list[dict[str, Any]]:
+        """Each rule set with its settings (name, kind, default, choices) for the page."""
+        catalog = []
+        for name in RULE_SETS:
+            entry: dict[str, Any] = {"name": name, "title": RULE_TITLES.get(name, name)}
+            try:
+                settings_cls = rules_module(name).Settings
+            except ImportError:  # a rule set not installed in this build
+                entry.update(available=False, settings=[])
+                catalog.append(entry)
+                continue
+            hints = typing.get_type_hints(settings_cls)
+            settings = []
+            for field in dataclasses.fields(settings_cls):
+                kind = hints[field.name]
+                item = {"name": field.name, "default": field.default}
+                if typing.get_origin(kind) is typing.Literal:
+                    item.update(kind="choice", choices=list(typing.get_args(kind)))
+                else:
+                    item["kind"] = {bool: "bool", int: "int"}.get(kind, "text")
+                settings.append(item)
+            entry.update(available=True, settings=settings)
+            catalog.append(entry)
+        return catalog
+
+    def score_hand(self, hand: Any, rules: Any = None, options: Any = None) -> dict[str, Any]:
+        """The result of the contract for a hand dict (valid false, with the reason, for a
+        hand that cannot be scored); ServiceError for a request that is not a hand at all."""
+        if not isinstance(hand, Mapping):
+            raise ServiceError("'hand' must be a JSON object in the hand format "
+                               "(at least {\"concealed\": \"...\"})")
+        name = _rules_name(rules)
+        try:
+            return score(dict(hand), name, _options(options)).to_dict()
+        except OptionError as error:
+            raise ServiceError(str(error)) from None
+        except ImportError:
+            raise ServiceError(f"the {name} rule set is not available in this installation", 503) \
+                from None
+
+    def score_request(self, payload: Any) -> dict[str, Any]:
+        """POST /api/score: {"hand": HAND, "rules": ..., "options": {...}} or a bare HAND."""
+        if not isinstance(payload, Mapping):
+            raise ServiceError("send a JSON object: {\"hand\": {...}, \"rules\": \"rode-draak\"}")
+        if "hand" in payload:
+            return self.score_hand(payload["hand"], payload.get("rules"), payload.get("options"))
+        return self.score_hand(payload, payload.get("rules"), payload.get("options"))
+
+    # -- photos
+
+    def recognizer(self) -> Any:
+        """The tile recogniser, loaded on first use; 503 with the reason when there is none."""
+        if self._recognizer is None:
+            with self._load_lock:
+                if self._recognizer is None:
+                    try:
+                        from vision.recognizer import load_recognizer
+                        self._recognizer = _SerialRecognizer(load_recognizer(self._model))
+                    except Exception as error:  # no model file, or vision not installed
+                        raise ServiceError(
+                            "no tile recognition model is available, so photos cannot be read "
+                            f"({error}); you can still enter the tiles on the page", 503) from None
+        return self._recognizer
+
+    def scan_image(self, image: Any, context: dict, rules: str, options: dict | None = None,
+                   name: str = "photo") -> dict[str, Any]:
+        scan_module = _vision_scan()
+        recognizer = self.recognizer()
+        try:
+            return scan_module.scan_image(image, recognizer, context=context, rules=rules,
+                                          options=options, name=name)
+        except OptionError as error:
+            raise ServiceError(str(error)) from None
+        except scan_module.ScanError as error:
+            raise ServiceError(str(error)) from None
+
+    def decode(self, data: bytes) -> Any:
+        """Image bytes -> BGR array; only images pass."""
+        if not data:
+            raise ServiceError("no photo was sent: choose or take a photo first")
+        scan_module = _vision_scan()
+        try:
+            return scan_module.decode_image(data)
+        except scan_module.ScanError as error:
+            raise ServiceError(str(error)) from None
+
+    def scan_upload(self, data: bytes, fields: Mapping[str, Any], filename: str | None = None,
+                    preview: bool = False) -> dict[str, Any]:
+        """POST /api/scan: the photo read, the hand built and scored under the given context."""
+        rules = _rules_name(fields.get("rules"))
+        options = _options(fields.get("options"))
+        context_fields: Any = fields
+        if fields.get("context"):
+            context_fields = _options(fields.get("context"))  # a JSON object, like options
+        context = context_from_fields(context_fields)
+        image = self.decode(data)
+        scan = self.scan_image(image, context, rules, options, name=_safe_name(filename))
+        scan.setdefault("doubtful", [])
+        if preview:
+            scan["preview"] = _preview(image)
+        return scan
+
+    # -- referee
+
+    def referee(self, payload: Any) -> dict[str, Any]:
+        """Score the hand, compare with the claim, record the check."""
+        if not isinstance(payload, Mapping):
+            raise ServiceError("send a JSON object with hand, rules and claimed_points")
+        claimed_points = payload.get("claimed_points")
+        if isinstance(claimed_points, str) and re.fullmatch(r"\s*-?\d+\s*", claimed_points):
+            claimed_points = int(claimed_points)
+        if not isinstance(claimed_points, int) or isinstance(claimed_points, bool):
+            raise ServiceError("claimed_points must be a whole number (the score the players claim)")
+        hand = payload.get("hand")
+        rules = _rules_name(payload.get("rules"))
+        options = _options(payload.get("options"))
+        computed = self.score_hand(hand, rules, options)
+        claimed = {"points": claimed_points}
+        claimed_lines = _claimed_lines(payload.get("claimed_breakdown"))
+        if claimed_lines is not None:
+            claimed["breakdown"] = claimed_lines
+        claimed_payments = payload.get("claimed_payments")
+        if claimed_payments:
+            if not isinstance(claimed_payments, Mapping) or not all(
+                    k in WINDS and isinstance(v, int) for k, v in claimed_payments.items()):
+                raise ServiceError("claimed_payments must map seat winds (E S W N) to whole numbers")
+            claimed["payments"] = dict(claimed_payments)
+        photo_name = None
+        if payload.get("photo"):
+            photo_name = self._keep_photo(payload["photo"])
+        differences = compare_claim(claimed, computed)
+        check = self.store.add(rules=rules, hand=dict(hand), options=options, claimed=claimed,
+                               computed=computed, agree=not differences,
+                               differences=differences, photo=photo_name)
+        return {"agree": check.agree, "differences": differences, "computed": computed,
+                "claimed": claimed, "check": check.to_dict()}
+
+    def _keep_photo(self, photo: Any) -> str:
+        if not isinstance(photo, str):
+            raise ServiceError("photo must be the image as base64 text (a data: URL is fine)")
+        encoded = photo.split(",", 1)[1] if photo.startswith("data:") else photo
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            raise ServiceError("photo is not valid base64") from None
+        if image_extension(data) is None:
+            raise ServiceError("only photos can be attached (JPEG, PNG, WebP, GIF, BMP or TIFF)")
+        try:
+            self.decode(data)  # a header alone does not make a picture
+        except ServiceError as error:
+            if error.status != 503:
+                raise
+        return self.store.save_photo(data)
+
+    def checks(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        return [check.to_dict() for check in self.store.list(limit, offset)]
+
+    def check(self, check_id: int) -> Check:
+        check = self.store.get(check_id)
+        if check is None:
+            raise ServiceError(f"there is no check number {check_id}", 404)
+        return check
+
+    def count_checks(self) -> int:
+        return self.store.count()
+
+    def checks_csv(self) -> str:
+        return self.store.to_csv()
+
+    def photo_path(self, name: str) -> str:
+        path = self.store.photo_path(name)
+        if path is None:
+            raise ServiceError("no such photo", 404)
+        return path
+
+    # -- Rode Draak table
+
+    def settle(self, payload: Any) -> dict[str, Any]:
+        """Four hands (one winner or none) -> each seat's result and the net payments."""
+        if not isinstance(payload, Mapping) or not isinstance(payload.get("hands"), Mapping):
+            raise ServiceError("send {\"prevalent_wind\": \"E\", \"hands\": {\"E\": HAND, ...}}")
+        try:
+            from rules.rode_draak import TableError, settle_table
+        except ImportError:
+            raise ServiceError("table settlement is not available in this installation", 503) \
+                from None
+        table = {"rules": "rode-draak",
+                 "prevalent_wind": _wind(payload.get("prevalent_wind"), "prevalent_wind") or "E",
+                 "hands": dict(payload["hands"])}
+        try:
+            outcome = settle_table(table, _options(payload.get("options")))
+        except (TableError, OptionError) as error:
+            raise ServiceError(str(error)) from None
+        # who pays whom, read off each seat's settlement with every other seat
+        outcome["transfers"] = [
+            {"from": seat, "to": other, "amount": -amount}
+            for seat, result in outcome.get("seats", {}).items()
+            for other, amount in (result.get("settlement") or {}).items() if amount < 0]
+        return outcome
+
+    # -- live
+
+    def live(self, start: bool = True) -> LiveFeed | None:
+        """The table camera's feed (started on first use); None when no camera was given."""
+        if self.camera_source in (None, ""):
+            return None
+        with self._live_lock:
+            if self._live is None:
+                self._live = LiveFeed(self.camera_source, self, scan_interval=self.live_interval)
+            if start:
+                self._live.start()
+        return self._live
+
+    def live_status(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """GET /api/live: the camera's readings; the page's rules and situation (query
+        fields like those of a scan) apply to the next pictures."""
+        feed = self.live()
+        if feed is None:
+            raise ServiceError("no table camera: start the app with --camera 0 (or a file or URL), "
+                               "or use the browser's camera", 404)
+        if fields:
+            feed.use(context_from_fields(fields), _rules_name(fields.get("rules")),
+                     _options(fields.get("options")))
+        return feed.status()
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+
+def _preview(image: Any) -> str:
+    """The decoded photo (EXIF rotation applied, so the boxes fit) as a JPEG data URL."""
+    import cv2
+    height, width = image.shape[:2]
+    scale = min(1.0, PREVIEW_LONG_SIDE / max(height, width))
+    if scale < 1.0:
+        image = cv2.resize(image, (round(width * scale), round(height * scale)),
+                           interpolation=cv2.INTER_AREA)
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        return ""
+    return "data:image/jpeg;base64," + base64.b64encode(encoded.tobytes()).decode("ascii")
+
+
+def _claimed_lines(value: Any) -> list[dict[str, str]] | None:
+    """Claimed breakdown lines: [{"name", "value"}] or text "Name: value" per line."""
+    if value in (None, "", []):
+        return None
+    if isinstance(value, str):
+        value = [line for line in value.splitlines() if line.strip()]
+    if not isinstance(value, list):
+        raise ServiceError("claimed_breakdown must be a list of lines")
+    lines = []
+    for item in value:
+        if isinstance(item, Mapping) and "name" in item:
+            lines.append({"name": str(item["name"]).strip(), "value": str(item.get("value", "")).strip()})
+        elif isinstance(item, str):
+            name, _, line_value = item.rpartition(":") if ":" in item else (item, "", "")
+            lines.append({"name": name.strip(), "value": line_value.strip()})
+        else:
+            raise ServiceError("each claimed line is {\"name\": ..., \"value\": ...} or 'Name: value'")
+    return lines
+
+
+def _normal(text: str) -> str:
+    return " ".join(str(text).lower().split())
+
+
+def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str]:
+    """The lines where the claim and the computed result differ (empty: they agree)."""
+    differences = []
+    if not computed.get("valid"):
+        if claimed["points"] != 0 or claimed.get("breakdown"):
+            differences.append(f"The hand cannot be scored as claimed: {computed.get('error')}")
+    elif claimed["points"] != computed.get("points"):
+        differences.append(f"Points: claimed {claimed['points']}, computed {computed.get('points')}")
+    if "breakdown" in claimed and computed.get("valid"):
+        computed_lines = {_normal(line["name"]): line for line in computed.get("breakdown", [])}
+        claimed_lines = {_normal(line["name"]): line for line in claimed["breakdown"]}
+        for key, line in claimed_lines.items():
+            other = computed_lines.get(key)
+            if other is None:
+                differences.append(f"{line['name']} ({line['value']}): claimed, but it does not apply")
+            elif line["value"] and _normal(line["value"]) != _normal(other["value"]):
+                differences.append(f"{other['name']}: claimed {line['value']}, computed {other['value']}")
+        for key, line in computed_lines.items():
+            if key not in claimed_lines:
+                differences.append(f"{line['name']} ({line['value']}): not claimed, but it applies")
+    if "payments" in claimed and computed.get("valid"):
+        for seat in WINDS:
+            mine, theirs = claimed["payments"].get(seat), computed.get("payments", {}).get(seat)
+            if mine is not None and mine != theirs:
+                differences.append(f"Payment of {seat}: claimed {mine}, computed {theirs}")
+    return differences
