@@ -1,0 +1,85 @@
+"""The one class list of the tile recogniser.
+
+Indices 0-41 are the canonical classes of ``../shared/data/README.md`` (so the
+real labelled photos there stay valid as they are); 42-45 extend them with the
+red fives and a face-down tile.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+SUITS = ("m", "p", "s")
+
+CANONICAL_NAMES: tuple[str, ...] = (
+    tuple(f"{n}{s}" for s in SUITS for n in range(1, 10))
+    + tuple(f"{n}z" for n in range(1, 8))
+    + tuple(f"{n}f" for n in range(1, 9))
+)
+EXTRA_NAMES: tuple[str, ...] = ("0m", "0p", "0s", "back")
+CLASS_NAMES: tuple[str, ...] = CANONICAL_NAMES + EXTRA_NAMES
+
+NUM_CLASSES = len(CLASS_NAMES)
+BACK = "back"
+RED_FIVES = ("0m", "0p", "0s")
+HONOURS = tuple(f"{n}z" for n in range(1, 8))
+FLOWERS = tuple(f"{n}f" for n in range(1, 9))
+#: The 34 kinds of an ordinary set (four copies each in play).
+PLAYING_TILES: tuple[str, ...] = CANONICAL_NAMES[:34]
+#: Every name that shows a face (everything but ``back``).
+FACE_NAMES: tuple[str, ...] = CLASS_NAMES[:-1]
+
+_INDEX = {name: i for i, name in enumerate(CLASS_NAMES)}
+
+assert len(CANONICAL_NAMES) == 42 and NUM_CLASSES == 46
+
+
+def class_index(name: str) -> int:
+    """Index of a tile name (``"5p"``, ``"0s"``, ``"back"``); KeyError if unknown."""
+    try:
+        return _INDEX[name]
+    except KeyError:
+        raise KeyError(f"unknown tile class {name!r}") from None
+
+
+def class_name(index: int) -> str:
+    """Name of a class index."""
+    if not 0 <= index < NUM_CLASSES:
+        raise IndexError(f"class index {index} out of range 0..{NUM_CLASSES - 1}")
+    return CLASS_NAMES[index]
+
+
+def is_red_five(name: str) -> bool:
+    return name in RED_FIVES
+
+
+def plain_five(name: str) -> str:
+    """``0m`` -> ``5m``; any other name unchanged."""
+    return f"5{name[1]}" if name in RED_FIVES else name
+
+
+def names_dict() -> dict[int, str]:
+    """``{index: name}`` as written under ``names:`` in a data.yaml."""
+    return dict(enumerate(CLASS_NAMES))
+
+
+def tiles_to_notation(tiles: Iterable[str]) -> str:
+    """Tile names in hand-format notation, runs sharing a suit letter.
+
+    ``["2m", "3m", "0p", "5z"] -> "23m0p5z"``. Order is kept; ``back`` is not a
+    tile of a hand and raises ValueError.
+    """
+    out: list[str] = []
+    digits: list[str] = []
+    suit = None
+    for t in tiles:
+        if len(t) != 2 or t == BACK or t not in _INDEX:
+            raise ValueError(f"not a tile face: {t!r}")
+        if suit is not None and t[1] != suit:
+            out.append("".join(digits) + suit)
+            digits = []
+        suit = t[1]
+        digits.append(t[0])
+    if suit is not None:
+        out.append("".join(digits) + suit)
+    return "".join(out)
