@@ -7,6 +7,8 @@ red fives and a face-down tile.
 
 from __future__ import annotations
 
+from rules.tiles import format_tiles
+
 from typing import Iterable
 
 SUITS = ("m", "p", "s")
@@ -69,17 +71,8 @@ def tiles_to_notation(tiles: Iterable[str]) -> str:
     ``["2m", "3m", "0p", "5z"] -> "23m0p5z"``. Order is kept; ``back`` is not a
     tile of a hand and raises ValueError.
     """
-    out: list[str] = []
-    digits: list[str] = []
-    suit = None
+    tiles = list(tiles)
     for t in tiles:
         if len(t) != 2 or t == BACK or t not in _INDEX:
             raise ValueError(f"not a tile face: {t!r}")
-        if suit is not None and t[1] != suit:
-            out.append("".join(digits) + suit)
-            digits = []
-        suit = t[1]
-        digits.append(t[0])
-    if suit is not None:
-        out.append("".join(digits) + suit)
-    return "".join(out)
+    return format_tiles(tiles, sort=False)  # the one notation writer (never writes "10m")

@@ -1,0 +1,456 @@
+"""Photos in, scans out: decoding any upload, the scan format, problems said in words,
+the command line, drawing, and the camera's temporal voting.
+
+No trained model is needed: a recogniser that returns known detections stands in.
+"""
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+
+from rules.registry import score
+from vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
+from vision.detections import TileDetection
+from vision.scan import (
+    ScanError, annotate, decode_image, exif_orientation, image_size, scan_detections, scan_image,
+)
+
+from test_layout import place, row
+
+
+# --------------------------------------------------------------------------- decoding
+
+def png(width: int, height: int, colour_type: int = 0, row_bytes: int | None = None) -> bytes:
+    """A real PNG of a black image, compressed row by row (so a huge one costs little memory)."""
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}[colour_type]
+    line = b"\x00" + bytes(row_bytes if row_bytes is not None else width * channels)
+    squeeze = zlib.compressobj(9)
+    data = b"".join(squeeze.compress(line) for _ in range(height)) + squeeze.flush()
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+
+
+def with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """A JPEG with an APP1 EXIF block that holds only the orientation tag."""
+    tiff = (b"MM\x00*" + struct.pack(">I", 8) + struct.pack(">H", 1)
+            + struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack(">I", 0))
+    app1 = b"Exif\x00\x00" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
+
+
+def encoded(image: np.ndarray, ext: str = ".png") -> bytes:
+    ok, buffer = cv2.imencode(ext, image)
+    assert ok
+    return buffer.tobytes()
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"", "empty"),
+    (b"\x00\x01\x02\x03" * 300, "not an image"),
+    ("a hand: 123m456p789s11155z\n".encode() * 20, "text"),
+    (b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + struct.pack(">II", 64, 64) + b"\x08\x02\x00\x00\x00junk" * 30,
+     "damaged"),
+])
+def test_unreadable_files_give_a_sentence(data, words):
+    with pytest.raises(ScanError, match=words):
+        decode_image(data)
+
+
+def test_a_truncated_photo_is_damaged():
+    noise = np.random.default_rng(0).integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    jpeg = encoded(noise, ".jpg")
+    with pytest.raises(ScanError, match="damaged"):
+        decode_image(jpeg[:len(jpeg) // 2])
+
+
+def test_a_huge_image_is_refused_from_its_header_before_decoding():
+    huge = png(12000, 9000)  # a real, valid PNG: 108 megapixels of black in ~100 kB
+    assert len(huge) < 2_000_000 and image_size(huge) == (12000, 9000)
+    with pytest.raises(ScanError, match=r"12000 x 9000 pixels \(108 megapixels\).*50 megapixels"):
+        decode_image(huge)
+    # a header alone that claims the size is refused the same way (nothing to decode)
+    with pytest.raises(ScanError, match="108 megapixels"):
+        decode_image(huge[:33])
+    # a JPEG's size is read from its frame header
+    jpeg = encoded(np.zeros((30, 50, 3), np.uint8), ".jpg")
+    assert image_size(jpeg) == (50, 30)
+
+
+def test_a_file_over_20_mb_is_refused():
+    with pytest.raises(ScanError, match="MB"):
+        decode_image(b"\xff\xd8" + bytes(21 * 1024 * 1024))
+
+
+def test_grayscale_becomes_colour():
+    grey = np.tile(np.arange(0, 200, 4, dtype=np.uint8), (30, 1))  # 30 x 50
+    image = decode_image(encoded(grey))
+    assert image.shape == (30, 50, 3) and image.dtype == np.uint8
+    assert (image[:, :, 0] == grey).all() and (image[:, :, 2] == grey).all()
+
+
+def test_transparency_is_laid_on_white():
+    rgba = np.zeros((20, 20, 4), np.uint8)
+    rgba[:, :10] = (255, 0, 0, 255)     # opaque blue (BGR) on the left
+    rgba[:, 10:] = (0, 0, 255, 0)       # fully transparent red on the right
+    rgba[0, 0] = (0, 0, 0, 128)         # half-transparent black: mid grey
+    image = decode_image(encoded(rgba))
+    assert image.shape == (20, 20, 3)
+    assert tuple(image[5, 2]) == (255, 0, 0)
+    assert tuple(image[5, 15]) == (255, 255, 255)
+    assert tuple(image[0, 0]) == (127, 127, 127)  # 255 * (1 - 128/255) = 127
+
+
+def test_sixteen_bit_images_are_scaled():
+    deep = np.full((20, 20, 3), 65535, np.uint16)
+    deep[:10] = 0
+    image = decode_image(encoded(deep))
+    assert image.dtype == np.uint8 and image[15, 0, 0] == 255 and image[0, 0, 0] == 0
+
+
+@pytest.mark.parametrize("orientation, shape, red_at", [
+    (1, (20, 40), (10, 2)),    # as stored: red strip on the left
+    (6, (40, 20), (2, 10)),    # rotate 90° clockwise to view: the left edge goes to the top
+    (8, (40, 20), (37, 10)),   # rotate 90° counter-clockwise: the left edge goes to the bottom
+    (3, (20, 40), (10, 37)),   # 180°: the left edge goes to the right
+])
+def test_exif_orientation_is_applied(orientation, shape, red_at):
+    stored = np.zeros((20, 40, 3), np.uint8)
+    stored[:, :8] = (0, 0, 255)
+    jpeg = with_exif_orientation(encoded(stored, ".jpg"), orientation)
+    assert exif_orientation(jpeg) == orientation
+    image = decode_image(jpeg)
+    assert image.shape[:2] == shape
+    b, g, r = image[red_at].astype(int)
+    assert r > 200 and b < 60 and g < 60
+
+
+# --------------------------------------------------------------------------- scanning
+
+class Fixed:
+    """A recogniser that reads whatever it was given."""
+
+    def __init__(self, detections):
+        self.detections = list(detections)
+        self.calls = 0
+
+    def detect(self, image):
+        self.calls += 1
+        return list(self.detections)
+
+
+WINNER = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z 5z".split()
+
+
+def winning_hand(y: float = 0.0, x: float = 0.0, drop: int | None = None) -> list:
+    """123m 456p 789s 111z 5z and the winning 5z set apart (optionally without one tile)."""
+    tiles = [t for k, t in enumerate(WINNER) if k != drop]
+    items, _ = row(tiles, x=x, y=y, apart_before=(len(tiles) - 1,))
+    return items
+
+
+def test_a_winning_hand_is_read_and_scored():
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    scan = scan_detections(detections, 1280, 720, {"seat_wind": "E", "prevalent_wind": "E"}, "rode-draak",
+                           name="photo.jpg")
+    assert scan["image"] == "photo.jpg" and (scan["width"], scan["height"]) == (1280, 720)
+    assert scan["hand"]["concealed"] == "123m456p789s11155z"
+    assert scan["hand"]["win_tile"] == "5z" and scan["hand"]["melds"] == []
+    # Rode Draak: Mahjong 20 + concealed pung of East 8 + pair of dragons 2 = 30 points,
+    # doubled for a pung of the own wind and again for the prevailing wind: 30 x 4 = 120
+    assert scan["result"]["valid"] and scan["result"]["points"] == 120
+    assert scan["result"] == score(scan["hand"], "rode-draak").to_dict()
+    assert "error" not in scan and scan["doubtful"] == [] and scan["problems"] == []
+    # the scan format: one entry per detection, in pixels of the image
+    assert len(scan["tiles"]) == 14
+    first = scan["tiles"][0]
+    assert {"tile", "box", "confidence", "face_down", "sideways"} <= set(first)
+    assert first["tile"] == "1m" and first["face_down"] is False and first["sideways"] is False
+    assert scan["tiles"][13]["role"] == "win"
+    json.loads(json.dumps(scan))  # plain JSON all the way down
+
+
+def test_scan_image_runs_the_recogniser_once_per_photo():
+    recogniser = Fixed(place(winning_hand(), 90, centre=(300, 300)))
+    scan = scan_image(np.zeros((600, 640, 3), np.uint8), recogniser, {"self_drawn": True}, "riichi")
+    assert recogniser.calls == 1 and (scan["width"], scan["height"]) == (640, 600)
+    assert scan["hand"]["self_drawn"] is True and scan["result"]["rules"] == "riichi"
+
+
+def test_context_and_the_dead_wall_reach_the_hand():
+    wall, _ = row(["back", "back", "4z", "back", "back"], x=40, y=-200)
+    detections = place(winning_hand() + wall, 0, centre=(500, 400))
+    scan = scan_detections(detections, 1000, 800, {"self_drawn": True, "seat_wind": "E"}, "riichi")
+    assert scan["dora_indicators"] == ["4z"] and scan["hand"]["dora_indicators"] == ["4z"]
+    # riichi: menzen tsumo 1 + East as seat wind 1 + East as prevalent wind 1 + dora 3
+    # (the 4z indicator makes 1z the dora, and the hand holds three) = 6 han: haneman
+    lines = {line["name"]: line["value"] for line in scan["result"]["breakdown"]}
+    assert lines["Dora"] == "3 han" and scan["result"]["han"] == 6
+    assert [t["role"] for t in scan["tiles"][14:]] == ["dead_wall", "dead_wall", "dora", "dead_wall", "dead_wall"]
+    # the user can override what the photo shows
+    scan = scan_detections(detections, 1000, 800, {"dora_indicators": ["9m"]}, "rode-draak")
+    assert scan["hand"]["dora_indicators"] == ["9m"]
+    with pytest.raises(ScanError, match="unknown context field"):
+        scan_detections(detections, 1000, 800, {"sead_wind": "S"})
+
+
+def test_thirteen_tiles_where_fourteen_are_needed():
+    detections = place(winning_hand(drop=4), 0, centre=(400, 300))  # the 5p is missing
+    scan = scan_detections(detections, 800, 600)
+    assert "hand" not in scan and "result" not in scan
+    assert scan["error"].startswith("13 tiles were found where 14 are needed for a winning hand")
+    assert scan["reading"]["win_tile"] == "5z" and len(scan["reading"]["concealed"]) == 13
+
+
+def test_a_hand_that_did_not_win_scores_in_rode_draak_but_not_in_riichi():
+    items, _ = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z".split())
+    detections = place(items, 0, centre=(400, 300))
+    scan = scan_detections(detections, 800, 600, rules="rode-draak")
+    assert scan["hand"]["win_tile"] is None and scan["result"]["valid"] and not scan["result"]["winning"]
+    scan = scan_detections(detections, 800, 600, rules="riichi")  # riichi scores only a win
+    assert scan["error"].startswith("13 tiles were found where 14 are needed")
+
+
+def test_a_fifth_copy_is_named_and_nothing_is_scored():
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    for k in (0, 1, 2):  # 1m 2m 3m read as 1z: with 1z 1z 1z that makes six copies
+        detections[k] = TileDetection("1z", detections[k].box, 0.9)
+    scan = scan_detections(detections, 800, 600)
+    assert "result" not in scan
+    assert scan["error"] == ("6 copies of 1z were read (tiles #0, #1, #2, #9, #10, #11); a set has four, "
+                             "so at least one of them is misread")
+    assert scan["doubtful"] == [0, 1, 2, 9, 10, 11]
+
+
+def test_a_low_confidence_tile_is_doubtful_but_the_hand_is_still_scored():
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    detections[4] = TileDetection("5p", detections[4].box, 0.32, [("3p", 0.3)])
+    scan = scan_detections(detections, 800, 600)
+    assert scan["doubtful"] == [4] and scan["tiles"][4]["doubtful"] is True
+    assert any("#4 was read as 5p with confidence 0.32 (perhaps 3p)" in p for p in scan["problems"])
+    assert scan["result"]["valid"]
+
+
+def test_a_complete_hand_with_nothing_set_apart():
+    items, _ = row(WINNER)
+    detections = place(items, 0, centre=(400, 300))
+    scan = scan_detections(detections, 800, 600, {"self_drawn": True})
+    # the score may depend on which tile won: either every choice scores alike (then the
+    # scan says which it took), or the scan asks, listing what each choice would score
+    points = {tile: score({"concealed": "123m456p789s11155z", "win_tile": tile, "self_drawn": True},
+                          "rode-draak").to_dict() for tile in dict.fromkeys(WINNER)}
+    valid = {t: r["points"] for t, r in points.items() if r["valid"]}
+    if len(set(valid.values())) == 1:
+        assert scan["result"]["points"] == next(iter(valid.values()))
+        assert any("no tile was set apart" in p for p in scan["problems"])
+    else:
+        assert scan["win_candidates"] == valid and "not set apart" in scan["error"]
+    # naming the winning tile settles it
+    scan = scan_detections(detections, 800, 600, {"self_drawn": True, "win_tile": "3m"})
+    assert scan["hand"]["win_tile"] == "3m" and scan["result"] == points["3m"]
+
+
+def test_no_tiles_and_stray_tiles():
+    scan = scan_detections([], 640, 480)
+    assert scan["error"] == "no tiles were found in the photo" and scan["tiles"] == []
+    strays = [TileDetection("1m", (10, 10, 40, 50), 0.9), TileDetection("2m", (300, 300, 330, 340), 0.9)]
+    scan = scan_detections(strays, 640, 480)
+    assert "no hand laid out in a row" in scan["error"]
+    assert [t["role"] for t in scan["tiles"]] == ["unassigned", "unassigned"]
+
+
+TABLE = {  # seat -> tiles; the East hand won on the 5z set apart
+    "E": WINNER,
+    "S": "2m 3m 4m 5m 6m 7m 2p 2p 3s 4s 6z 6z 7z".split(),
+    "W": "7m 8m 9m 1p 2p 3p 1s 2s 3s 2z 2z 4z 4z".split(),
+    "N": "4m 5m 6m 7p 8p 9p 4s 5s 6s 3z 3z 3z 9m".split(),
+}
+
+
+def table_detections() -> tuple[list[TileDetection], list[str]]:
+    detections, owners = [], []
+    for turn, seat in enumerate("ESWN"):
+        tiles = TABLE[seat]
+        items, _ = row(tiles, x=-230, y=320, apart_before=(13,) if len(tiles) == 14 else ())
+        # East at the bottom of the photo, the others counter-clockwise, facing the centre
+        detections += place(items, -90 * turn, centre=(800, 800))
+        owners += [seat] * len(tiles)
+    return detections, owners
+
+
+def test_a_rode_draak_table_is_scored_and_settled():
+    detections, owners = table_detections()
+    scan = scan_detections(detections, 1600, 1600, {"prevalent_wind": "E"}, "rode-draak")
+    assert [entry["seat"] for entry in scan["hands"]] == ["E", "S", "W", "N"]
+    for entry in scan["hands"]:
+        assert {owners[i] for i in entry["tiles"]} == {entry["seat"]}
+        assert entry["result"]["valid"]
+    assert scan["hand"]["win_tile"] == "5z" and scan["result"]["points"] == 120
+    table = scan["table"]
+    assert set(table["payments"]) == {"E", "S", "W", "N"} and sum(table["payments"].values()) == 0
+    assert table["payments"]["E"] > 0 and table["seats"]["E"]["points"] == 120
+    # the photographer sat South: the seats turn with them
+    scan = scan_detections(detections, 1600, 1600, {"seat_wind": "S"}, "rode-draak")
+    assert [entry["seat"] for entry in scan["hands"]] == ["S", "W", "N", "E"]
+
+
+def test_a_table_with_a_hand_missing_a_tile_is_not_settled():
+    detections, owners = table_detections()
+    south = [i for i, o in enumerate(owners) if o == "S"]
+    detections = [d for i, d in enumerate(detections) if i != south[0]]
+    scan = scan_detections(detections, 1600, 1600, {}, "rode-draak")
+    south_entry = next(e for e in scan["hands"] if e["seat"] == "S")
+    # a photo cannot tell a tile hidden from the camera from a short (dead) hand: it asks
+    assert south_entry["error"].startswith("12 tiles were found where 13 are needed for a hand")
+    assert "result" not in south_entry
+    assert scan["table"] == {"error": "the table cannot be settled: the hand(s) of S could not be read"}
+    assert scan["result"]["points"] == 120  # the winner's own score is still shown
+
+
+# --------------------------------------------------------------------------- drawing
+
+def test_annotate_draws_boxes_melds_and_dora():
+    chow, x = row(["3s", "4s", "5s"], x=400, sideways=(0,))
+    items, _ = row("1m 1m 2p 3p 4p 6s 7s 8s 9s 9s 9s".split())
+    wall, _ = row(["back", "back", "7z", "back"], x=60, y=-150)
+    detections = place(items + chow + wall, 0, centre=(400, 300))
+    scan = scan_detections(detections, 900, 600, rules="rode-draak")
+    image = np.full((600, 900, 3), 90, np.uint8)
+    drawn = annotate(image, scan)
+    assert drawn.shape == image.shape and (image == 90).all()  # the photo itself is untouched
+    changed = (drawn != image).any(axis=2)
+    for t in scan["tiles"]:
+        x1, y1, x2, y2 = (int(round(v)) for v in t["box"])
+        assert changed[y1:y2 + 1, x1].any()  # every tile is boxed
+    meld_box = [scan["tiles"][i]["box"] for i in range(11, 14)]
+    top = int(min(b[1] for b in meld_box)) - 3  # the meld's outline, just outside its tiles
+    assert changed[top - 2:top + 3, int(meld_box[1][0])].any()
+
+
+# --------------------------------------------------------------------------- command line
+
+def run_cli(argv, capsys):
+    from mahjong_lens.cli import main
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_scan_json_end_to_end(tmp_path, capsys):
+    photo = tmp_path / "hand.png"
+    cv2.imwrite(str(photo), np.full((600, 800, 3), 120, np.uint8))
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    listing = tmp_path / "detections.json"
+    listing.write_text(json.dumps({str(photo): [d.to_dict() for d in detections]}))
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a photo\n")
+    out = tmp_path / "drawn"
+    code, stdout, stderr = run_cli(["scan", str(photo), str(empty), str(notes), "--json", "--detections",
+                                    str(listing), "--seat", "E", "--annotate", str(out)], capsys)
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert [line["image"] for line in lines] == [str(photo), str(empty), str(notes)]
+    assert lines[0]["result"]["points"] == 120 and lines[0]["hand"]["concealed"] == "123m456p789s11155z"
+    assert lines[1] == {"image": str(empty), "error": "the file is empty"}
+    assert "text, not an image" in lines[2]["error"]
+    assert code == 1 and "Traceback" not in stderr
+    drawn = cv2.imread(str(out / "hand.annotated.png"))
+    assert drawn is not None and drawn.shape == (600, 800, 3)
+
+
+def test_cli_scan_readable_summary(tmp_path, capsys):
+    photo = tmp_path / "hand.png"
+    cv2.imwrite(str(photo), np.full((600, 800, 3), 120, np.uint8))
+    listing = tmp_path / "detections.json"
+    listing.write_text(json.dumps([d.to_dict() for d in place(winning_hand(), 0, centre=(400, 300))]))
+    code, stdout, _ = run_cli(["scan", str(photo), "--detections", str(listing)], capsys)
+    assert code == 0
+    assert "\U0001F007\U0001F008\U0001F009"[0] in stdout  # the tiles in Unicode (1m is U+1F007)
+    assert "concealed 123m456p789s11155z, winning tile 5z" in stdout and "120 points" in stdout
+
+
+def test_cli_scan_bad_options_and_missing_model(tmp_path, capsys):
+    photo = tmp_path / "hand.png"
+    cv2.imwrite(str(photo), np.zeros((50, 50, 3), np.uint8))
+    code, _, stderr = run_cli(["scan", str(photo), "--win-tile", "10m", "--detections", "x.json"], capsys)
+    assert code == 2 and "ten" in stderr
+    code, _, stderr = run_cli(["scan", str(photo), "--option", "nonsense=1"], capsys)
+    assert code == 2 and "no setting" in stderr
+    code, _, stderr = run_cli(["scan", str(photo), "--model", str(tmp_path / "no-such-model")], capsys)
+    assert code == 2 and "cannot load the tile recogniser" in stderr and "Traceback" not in stderr
+
+
+# --------------------------------------------------------------------------- camera
+
+def fake_scan(tiles: str | None) -> dict:
+    if tiles is None:
+        return {"tiles": [], "error": "no tiles were found in the photo", "dora_indicators": []}
+    return {"reading": {"concealed": tiles.split(), "melds": [], "win_tile": None}, "dora_indicators": [],
+            "hand": {"win_tile": None}}
+
+
+def test_temporal_voter_reports_only_a_steady_reading():
+    voter = TemporalVoter(window=5, min_agreement=0.6)  # 3 of the last 5 frames must agree
+    assert voter.add(fake_scan(None)) is None
+    assert voter.add(fake_scan("1m 2m")) is None            # a hand coming into view
+    assert voter.add(fake_scan("1m 2m 3m")) is None
+    assert voter.add(fake_scan("1m 2m 3m 4m")) is None
+    assert voter.add(fake_scan("1m 2m 3m 4m")) is None      # 2 of 5
+    stable = voter.add(fake_scan("4m 3m 2m 1m"))            # same tiles, other order: 3 of 5
+    assert stable is not None and stable["reading"]["concealed"] == ["4m", "3m", "2m", "1m"]
+    assert voter.add(fake_scan("1m 2m 3m 9m")) is not None  # one odd frame does not break it
+    assert voter.add(fake_scan("1m 2m 3m 9m")) is not None  # 3 of 5 still agree on 1m-4m
+    assert voter.add(fake_scan("1m 2m 3m 9m")) is not None  # now 9m has 3 of 5 (the 4m frames left)
+    assert reading_key(voter.stable) == reading_key(fake_scan("1m 2m 3m 9m"))
+    voter.reset()
+    assert voter.stable is None and voter.add(fake_scan("1m 2m 3m 9m")) is None
+    with pytest.raises(ValueError):
+        TemporalVoter(window=0)
+
+
+def test_camera_reads_a_video_file_and_watch_waits_for_a_stable_hand(tmp_path):
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+    if not writer.isOpened():
+        pytest.skip("no MJPG video writer in this OpenCV build")
+    for k in range(12):
+        frame = np.full((480, 640, 3), 20 * k, np.uint8)
+        writer.write(frame)
+    writer.release()
+    with Camera(str(video)) as camera:
+        assert not camera.live
+        frames = list(camera.frames())
+    assert len(frames) == 12 and frames[0].shape == (480, 640, 3)
+
+    hand = place(winning_hand(), 0, centre=(320, 240))
+
+    class Arriving:
+        """Frames 0-3: the hand slides in (a few tiles more each frame); then all of it."""
+
+        def __init__(self):
+            self.frame = 0
+
+        def detect(self, image):
+            seen = hand[:3 + 3 * self.frame] if self.frame < 4 else hand
+            self.frame += 1
+            return seen
+
+    results = [stable for _, _, stable in watch(str(video), Arriving(), window=4, min_agreement=0.75)]
+    assert len(results) == 12
+    # frames 4, 5, 6 read the whole hand: the third of them makes 3 of the last 4 agree
+    assert results[:6] == [None] * 6
+    assert results[6] is not None and results[6]["hand"]["concealed"] == "123m456p789s11155z"
+    assert all(r is not None for r in results[6:])
+
+
+def test_camera_that_cannot_be_opened(tmp_path):
+    with pytest.raises(CameraError, match="cannot open"):
+        Camera(str(tmp_path / "missing.mp4"))
