@@ -1,0 +1,155 @@
+"""The recogniser's plumbing and the evaluation's arithmetic (no training here).
+
+The metric tests use hand-made boxes whose answers are worked out in the comments; the
+model test loads the committed weights (skipped when models/ has none yet).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets.classes import CLASS_NAMES
+from vision.detections import TileDetection
+from vision.evaluate import PEER_NAMES, Truth, iou, score_image
+from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, load_recognizer, square_crop
+from vision.train import is_dev_photo, one_class_label_text, photo_name, photo_source, read_yolo_labels
+
+
+def det(tile: str, box, confidence: float = 0.9) -> TileDetection:
+    return TileDetection(tile, tuple(float(v) for v in box), confidence)
+
+
+# ----------------------------------------------------------------------- IoU
+
+def test_iou_of_half_overlapping_boxes():
+    # [0,10]x[0,10] and [5,15]x[0,10]: intersection 5*10 = 50, union 100+100-50 = 150
+    assert iou((0, 0, 10, 10), (5, 0, 15, 10)) == pytest.approx(50 / 150)
+
+
+def test_iou_of_disjoint_and_identical_boxes():
+    assert iou((0, 0, 10, 10), (10, 0, 20, 10)) == 0.0  # touching edges share no area
+    assert iou((2, 3, 7, 9), (2, 3, 7, 9)) == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------- image scoring
+
+def test_all_tiles_read_right_is_exact():
+    truths = [Truth("1m", (0, 0, 10, 14)), Truth("7z", (12, 0, 22, 14))]
+    score = score_image([det("7z", (12, 0, 22, 14)), det("1m", (1, 0, 11, 14))], truths)
+    # second detection: IoU of [1,11] with [0,10] over height 14 = 9*14 / (140+140-126) = 0.818
+    assert (score.labelled, score.detected, score.correct) == (2, 2, 2)
+    assert score.exact
+
+
+def test_wrong_face_counts_as_confusion_not_correct():
+    truths = [Truth("3p", (0, 0, 10, 14)), Truth("4p", (20, 0, 30, 14))]
+    score = score_image([det("3p", (0, 0, 10, 14)), det("5p", (20, 0, 30, 14))], truths)
+    # one correct of two labels (recall 1/2) and of two detections (precision 1/2)
+    assert score.correct == 1 and score.detected == 2 and score.labelled == 2
+    assert score.confusions == [("4p", "5p")]
+    assert not score.exact
+
+
+def test_low_overlap_is_a_miss_and_a_false_detection():
+    truths = [Truth("9s", (0, 0, 10, 10))]
+    # IoU of [6,16] with [0,10] = 4*10 / (100+100-40) = 0.25 < 0.5
+    score = score_image([det("9s", (6, 0, 16, 10))], truths)
+    assert score.correct == 0 and score.missed == ["9s"] and score.detected == 1
+
+
+def test_duplicate_detection_claims_a_label_once():
+    truths = [Truth("2s", (0, 0, 10, 10))]
+    score = score_image([det("2s", (0, 0, 10, 10), 0.9), det("2s", (0, 0, 10, 9), 0.8)], truths)
+    # the more confident one takes the label; the second is a false detection: precision 1/2
+    assert score.correct == 1 and score.detected == 2 and not score.exact
+
+
+def test_unlabelled_bonus_tiles_can_be_ignored():
+    truths = [Truth("1m", (0, 0, 10, 10))]
+    found = [det("1m", (0, 0, 10, 10)), det("5f", (50, 50, 60, 60))]
+    assert score_image(found, truths).detected == 2
+    ignored = score_image(found, truths, ignore_unlabelled=("5f",))
+    assert ignored.detected == 1 and ignored.exact
+
+
+def test_peer_honour_names_map_to_ours():
+    # the peer reads Japanese honour names; East..North are 1z..4z, white/green/red 5z..7z
+    assert [PEER_NAMES[n] for n in ("tou", "nan", "sha", "pe", "haku", "hatsu", "chun")] == \
+        ["1z", "2z", "3z", "4z", "5z", "6z", "7z"]
+
+
+# ----------------------------------------------------------- label handling
+
+def test_labels_collapse_to_one_tile_class(tmp_path: Path):
+    label = tmp_path / "a.txt"
+    label.write_text("33 0.5 0.5 0.1 0.2\n4 0.25 0.75 0.05 0.06\n\n")
+    rows = read_yolo_labels(label)
+    assert [r[0] for r in rows] == [33, 4]
+    assert one_class_label_text(rows) == ("0 0.500000 0.500000 0.100000 0.200000\n"
+                                          "0 0.250000 0.750000 0.050000 0.060000\n")
+
+
+def test_augmented_copies_share_their_photo_and_split():
+    a = "hand_017_jpg.rf.50c25d7942ab3b1ae4639caefb451d81.jpg"
+    b = "hand_017_jpg.rf.b482ed91783e24e088ce247953ace8e3.jpg"
+    assert photo_name(a) == photo_name(b) == "hand_017_jpg"
+    assert is_dev_photo(a) == is_dev_photo(b)  # never one copy in training, one held out
+    assert photo_source(a) == "hand-rows"
+    assert photo_source("IMG_20231014_jpg.rf.0.jpg") == "tray"
+    assert photo_source("367362342_966412384458625_1506370883166840771_n_jpg.rf.0.jpg") == "single-tiles"
+
+
+def test_square_crop_pads_a_tall_box_without_cutting_it():
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[10:50, 20:40] = 255  # a white 20 x 40 tile
+    crop = square_crop(image, (20, 10, 40, 50), margin=0.0, size=40)
+    # 20 wide x 40 high padded to 40 x 40: white in the middle 20 columns, grey borders
+    assert crop.shape == (40, 40, 3)
+    assert crop[:, 10:30].min() == 255
+    assert (crop[:, :10] == 114).all() and (crop[:, 30:] == 114).all()
+
+
+# ------------------------------------------------------------------ the model
+
+def _art_row() -> np.ndarray | None:
+    """A 640 px photo-like image: fourteen art tiles in a row on a green cloth."""
+    import cv2
+    art = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "art" / "fluffy_regular"
+    names = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "5z", "5z"]
+    image = np.full((640, 640, 3), (40, 110, 30), np.uint8)
+    for k, name in enumerate(names):
+        tile = cv2.imread(str(art / f"{name}.png"), cv2.IMREAD_UNCHANGED)
+        if tile is None:
+            return None
+        if tile.shape[2] == 4:
+            alpha = tile[:, :, 3:] / 255
+            tile = (tile[:, :, :3] * alpha + 235 * (1 - alpha)).astype(np.uint8)
+        tile = cv2.resize(tile, (40, 54))
+        image[290:344, 20 + 43 * k:60 + 43 * k] = tile
+    return image
+
+
+@pytest.mark.skipif(not (MODELS_DIR / DETECTOR_FILE).exists() or not (MODELS_DIR / CLASSIFIER_FILE).exists(),
+                    reason="no trained weights in models/ yet")
+def test_shipped_recognizer_reads_tiles_of_the_right_type():
+    image = _art_row()
+    if image is None:
+        pytest.skip("tile art not available")
+    recognizer = load_recognizer()
+    found = recognizer.detect(image)
+    assert len(found) >= 7  # most of the fourteen tiles are found
+    for d in found:
+        assert isinstance(d, TileDetection) and d.tile in CLASS_NAMES
+        assert 0.0 <= d.confidence <= 1.0
+        assert 0 <= d.box[0] < d.box[2] <= 640 and 0 <= d.box[1] < d.box[3] <= 640
+        assert len(d.alternatives) == 3
+        assert all(a[1] <= b[1] for a, b in zip(d.alternatives[1:], d.alternatives))
+    # the boxes lie on the row of tiles (y 290..344)
+    assert all(270 < d.center[1] < 364 for d in found)
+
+
+def test_missing_weights_raise_a_clear_error(tmp_path: Path):
+    with pytest.raises(FileNotFoundError, match="no tile recogniser weights"):
+        load_recognizer(str(tmp_path))

@@ -1,0 +1,299 @@
+"""`mahjong-lens eval`: how well a recogniser reads labelled photos, source by source.
+
+A detection is a *correct tile* when it overlaps a labelled tile of the same name with
+IoU >= 0.5 (each label can be claimed once, most confident detection first).
+Recall = correct tiles / labelled tiles, precision = correct tiles / detections, and an
+image is *exact* when every labelled tile is read right and nothing else is reported.
+The peer (PyPI ``mahjong-detector``, a 34-class YOLO ONNX model shipped inside the
+package) is measured on the same photos with ``--peer``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
+from vision.detections import TileDetection
+
+IOU_THRESHOLD = 0.5
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+# The peer's 34 class names -> ours (its honours are Japanese readings).
+PEER_NAMES = {"tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z",
+              "haku": "5z", "hatsu": "6z", "chun": "7z"}
+
+
+@dataclass
+class Truth:
+    tile: str
+    box: tuple[float, float, float, float]
+
+
+@dataclass
+class ImageScore:
+    """One image's counts; `confusions` pairs (labelled tile, read tile) for boxes found at
+    the right place but read as another tile."""
+    labelled: int
+    detected: int
+    correct: int
+    confusions: list[tuple[str, str]] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+
+    @property
+    def exact(self) -> bool:
+        return self.correct == self.labelled == self.detected
+
+
+@dataclass
+class SourceScore:
+    images: int = 0
+    labelled: int = 0
+    detected: int = 0
+    correct: int = 0
+    exact: int = 0
+    seconds: float = 0.0
+
+    def add(self, score: ImageScore, seconds: float) -> None:
+        self.images += 1
+        self.labelled += score.labelled
+        self.detected += score.detected
+        self.correct += score.correct
+        self.exact += int(score.exact)
+        self.seconds += seconds
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.labelled if self.labelled else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.detected if self.detected else 1.0
+
+    def to_dict(self) -> dict:
+        return {"images": self.images, "labelled": self.labelled, "detected": self.detected,
+                "correct": self.correct, "recall": round(self.recall, 4),
+                "precision": round(self.precision, 4), "exact": self.exact,
+                "seconds_per_image": round(self.seconds / max(self.images, 1), 4)}
+
+
+def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two x1y1x2y2 boxes."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def score_image(detections: list[TileDetection], truths: list[Truth],
+                ignore_unlabelled: tuple[str, ...] = ()) -> ImageScore:
+    """Match detections to labels: most confident first, each takes the free label of its
+    own tile with the highest IoU >= 0.5.  A detection read as one of `ignore_unlabelled`
+    that matches nothing is not counted (for sets that leave those tiles unlabelled)."""
+    free = list(range(len(truths)))
+    correct = 0
+    unmatched: list[TileDetection] = []
+    for det in sorted(detections, key=lambda d: -d.confidence):
+        best, best_iou = None, IOU_THRESHOLD
+        for k in free:
+            if truths[k].tile == det.tile:
+                overlap = iou(det.box, truths[k].box)
+                if overlap >= best_iou:
+                    best, best_iou = k, overlap
+        if best is None:
+            unmatched.append(det)
+        else:
+            free.remove(best)
+            correct += 1
+    # the wrong readings: unmatched detections on a still-unclaimed label of another tile
+    confusions = []
+    counted = len(detections)
+    for det in unmatched:
+        overlaps = [(iou(det.box, truths[k].box), k) for k in free]
+        overlap, k = max(overlaps, default=(0.0, -1))
+        if overlap >= IOU_THRESHOLD:
+            confusions.append((truths[k].tile, det.tile))
+            free.remove(k)
+        elif det.tile in ignore_unlabelled:
+            counted -= 1
+    return ImageScore(labelled=len(truths), detected=counted, correct=correct,
+                      confusions=confusions, missed=[truths[k].tile for k in free])
+
+
+def read_truths(label_file: Path, width: int, height: int) -> list[Truth]:
+    truths = []
+    if label_file.exists():
+        for line in label_file.read_text().splitlines():
+            parts = line.split()
+            if len(parts) < 5 or not 0 <= int(parts[0]) < NUM_CLASSES:
+                continue
+            cx, cy, w, h = map(float, parts[1:5])
+            truths.append(Truth(CLASS_NAMES[int(parts[0])],
+                                ((cx - w / 2) * width, (cy - h / 2) * height,
+                                 (cx + w / 2) * width, (cy + h / 2) * height)))
+    return truths
+
+
+def labelled_images(folder: Path, dev_only: bool = False) -> list[tuple[str, Path, Path]]:
+    """(source, image, label file) for every images/ folder under `folder`.  The source is
+    the data set's folder name plus the kind of photo (hand rows, tray, single tiles...)."""
+    from vision.train import is_dev_photo, photo_source
+    found = []
+    image_dirs = [folder] if folder.name == "images" else sorted(folder.rglob("images"))
+    for image_dir in image_dirs:
+        set_name = image_dir.parent.parent.name if image_dir.parent.name in ("train", "valid", "test") \
+            else image_dir.parent.name
+        for image in sorted(image_dir.iterdir()):
+            if image.suffix.lower() not in IMAGE_SUFFIXES:
+                continue
+            if dev_only and not is_dev_photo(image.name):
+                continue
+            kind = photo_source(image.name)
+            source = f"{set_name}/{kind}" if kind != "other" else set_name
+            found.append((source, image, image_dir.parent / "labels" / (image.stem + ".txt")))
+    return found
+
+
+class PeerRecognizer:
+    """PyPI mahjong-detector (34 classes, grayscale YOLO ONNX) behind our Recognizer API."""
+
+    def __init__(self) -> None:
+        from mahjong_detector.predict import CLASS_NAMES as peer_names  # noqa: F401 (fails early)
+        self.names = [PEER_NAMES.get(n, n) for n in peer_names]
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        from mahjong_detector.predict import predict
+        from mahjong_detector.preprocess import preprocess_image
+        from PIL import Image
+        picture = Image.fromarray(np.ascontiguousarray(image[..., ::-1]))
+        prepared, padding = preprocess_image(picture)
+        return [TileDetection(self.names[d.class_id], (d.x1, d.y1, d.x2, d.y2), d.confidence)
+                for d in predict(prepared, padding)]
+
+
+def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),
+             ) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
+    """Scores per source, the confusion counts, and one record per image."""
+    import cv2
+    scores: dict[str, SourceScore] = defaultdict(SourceScore)
+    confusions: Counter = Counter()
+    records = []
+    for source, image_path, label_path in items:
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        truths = read_truths(label_path, image.shape[1], image.shape[0])
+        started = time.perf_counter()
+        detections = recognizer.detect(image)
+        seconds = time.perf_counter() - started
+        ignore = FLOWERS if any(source.startswith(s) for s in ignore_bonus_in) else ()
+        score = score_image(detections, truths, ignore)
+        scores[source].add(score, seconds)
+        scores["all"].add(score, seconds)
+        confusions.update(score.confusions)
+        records.append({"image": image_path.name, "source": source, "labelled": score.labelled,
+                        "detected": score.detected, "correct": score.correct, "exact": score.exact,
+                        "confusions": score.confusions, "missed": score.missed})
+    return dict(scores), confusions, records
+
+
+def draw_confusions(confusions: Counter, path: Path, title: str, top: int = 12) -> None:
+    """A PNG matrix of the tiles most often read as another (rows: labelled, columns: read)."""
+    import cv2
+    pairs = confusions.most_common(40)
+    tiles: list[str] = []
+    for (truth, read), _ in pairs:
+        for tile in (truth, read):
+            if tile not in tiles and len(tiles) < top:
+                tiles.append(tile)
+    tiles = sorted(tiles, key=lambda t: CLASS_NAMES.index(t) if t in CLASS_NAMES else 99)
+    cell, head = 44, 70
+    size = head + cell * max(len(tiles), 1)
+    canvas = np.full((size + 40, size + 20, 3), 255, np.uint8)
+    cv2.putText(canvas, title[:60], (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+    peak = max([n for (a, b), n in confusions.items() if a in tiles and b in tiles], default=1)
+    for i, truth in enumerate(tiles):
+        y = head + i * cell
+        cv2.putText(canvas, truth, (8, y + 28), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+        for j, read in enumerate(tiles):
+            x = head + j * cell
+            if i == 0:
+                cv2.putText(canvas, read, (x + 8, head - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1,
+                            cv2.LINE_AA)
+            count = confusions.get((truth, read), 0)
+            shade = int(255 - 200 * count / peak) if count else 255
+            cv2.rectangle(canvas, (x, y), (x + cell - 2, y + cell - 2), (shade, shade, 255), -1)
+            cv2.rectangle(canvas, (x, y), (x + cell - 2, y + cell - 2), (200, 200, 200), 1)
+            if count:
+                cv2.putText(canvas, str(count), (x + 8, y + 28), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1,
+                            cv2.LINE_AA)
+    cv2.putText(canvas, "rows: labelled tile, columns: read as", (8, size + 25), cv2.FONT_HERSHEY_SIMPLEX,
+                0.45, (80, 80, 80), 1, cv2.LINE_AA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), canvas)
+
+
+def format_table(name: str, scores: dict[str, SourceScore]) -> str:
+    lines = [f"{name}", f"  {'source':34} {'images':>6} {'tiles':>6} {'recall':>7} {'precis.':>7} "
+                        f"{'exact':>9} {'s/img':>7}"]
+    for source in sorted(scores, key=lambda s: (s == "all", s)):
+        s = scores[source]
+        precision = f"{s.precision:7.3f}" if s.detected else "   none"  # nothing reported
+        lines.append(f"  {source:34} {s.images:6d} {s.labelled:6d} {s.recall:7.3f} {precision} "
+                     f"{s.exact:4d}/{s.images:<4d} {s.seconds / max(s.images, 1):7.3f}")
+    return "\n".join(lines)
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", nargs="+", required=True,
+                        help="folders with images/ and labels/ (searched recursively)")
+    parser.add_argument("--model", default=None, help="folder with the weights (default: models/)")
+    parser.add_argument("--dev", action="store_true",
+                        help="only the development photos held out of training (for train/ folders)")
+    parser.add_argument("--peer", action="store_true", help="also measure PyPI mahjong-detector")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many images per folder")
+    parser.add_argument("--out", default="eval-out", help="folder for the confusion images and JSON")
+    parser.add_argument("--conf", type=float, default=None, help="detector confidence threshold")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.recognizer import load_recognizer
+    items = []
+    for folder in args.data:
+        found = labelled_images(Path(folder), dev_only=args.dev)
+        items += found[: args.limit] if args.limit else found
+    if not items:
+        print("eval: no labelled images found")
+        return 1
+    out = Path(args.out)
+    recognizers = [("ours", load_recognizer(args.model))]
+    if args.conf is not None:
+        recognizers[0][1].conf = args.conf
+    if args.peer:
+        try:
+            recognizers.append(("peer mahjong-detector", PeerRecognizer()))
+        except ImportError as error:
+            print(f"eval: peer not available ({error}); pip install mahjong-detector")
+    report = {}
+    for name, recognizer in recognizers:
+        recognizer.detect(np.full((640, 640, 3), 127, np.uint8))  # warm up, not timed
+        scores, confusions, records = evaluate(recognizer, items)
+        print(format_table(name, scores))
+        print("  most confused (labelled -> read): " +
+              ", ".join(f"{a}->{b} x{n}" for (a, b), n in confusions.most_common(8)))
+        slug = name.split()[0]
+        draw_confusions(confusions, out / f"confusion-{slug}.png", f"{name}: most confused tiles")
+        report[name] = {"sources": {k: v.to_dict() for k, v in scores.items()},
+                        "confusions": [[a, b, n] for (a, b), n in confusions.most_common(30)],
+                        "images": records}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "eval.json").write_text(json.dumps(report, indent=1))
+    print(f"eval: confusion images and eval.json in {out}")
+    return 0

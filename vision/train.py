@@ -1,0 +1,410 @@
+"""`mahjong-lens train`: train the two-stage tile recogniser on this machine.
+
+Why two stages: a single 46-class YOLO detector from scratch needs many slow epochs on a
+CPU (about 9 minutes per epoch at 480 px on two cores).  Finding *a tile* is an easy task
+that a one-class detector learns in few epochs; telling the 46 faces apart is a small-image
+task that a classifier learns from 64 px crops in about a minute per epoch.  So:
+
+* stage ``detector``: yolo11n (from ``yolo11n.yaml``, no pretrained weights), one class
+  "tile", trained on the real photos (and synthetic scenes when ``datasets.synth`` exists);
+* stage ``classifier``: yolo11n-cls (from ``yolo11n-cls.yaml``) over the 46 classes, on
+  square crops cut from the labelled real boxes, the tile art of ``../shared/data/art``
+  (augmented) and synthetic crops, each in the four rotations so sideways tiles read too.
+
+Both stages resume from their last checkpoint (``--resume``), stop after a time budget
+(``--time-budget`` minutes, ultralytics fits its learning-rate schedule to it), print
+progress, and use the GPU when there is one.  Generated training folders live in a scratch
+directory outside the repository (``--work``); the finished weights are copied to models/.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import os
+import random
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from datasets.classes import CLASS_NAMES, NUM_CLASSES
+from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, square_crop
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS_DIR = REPO / "models"
+SYNTH_CROPS_PER_CLASS = 500
+REAL_SETS = ("chinese-mixed", "riichi-tray")
+# One photo in DEV_EVERY (by its original name, so all augmented copies go together) is
+# kept out of training as the development split: it picks checkpoints and measures the
+# hand-row source, which the real valid/ folders do not contain.
+DEV_EVERY = 10
+
+
+def offline_ultralytics() -> None:
+    """Make sure ultralytics never reaches the network (no hub, fonts, AMP check, events)."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get("MAHJONG_LENS_DATA")
+    return Path(env) if env else REPO.parent / "shared" / "data"
+
+
+def default_work_dir() -> Path:
+    env = os.environ.get("MAHJONG_LENS_WORK")
+    return Path(env) if env else REPO.parent / "scratch" / "mahjong-lens"
+
+
+def pick_device(choice: str = "auto") -> str:
+    if choice != "auto":
+        return choice
+    import torch
+    return "0" if torch.cuda.is_available() else "cpu"
+
+
+# --------------------------------------------------------------------------- labels
+
+def photo_name(image_name: str) -> str:
+    """The original photo an image was made from: Roboflow writes NAME_jpg.rf.HASH.jpg for
+    each augmented copy, so the copies of one photo share the part before '.rf.'."""
+    stem = Path(image_name).name
+    return stem.split(".rf.")[0] if ".rf." in stem else Path(stem).stem
+
+
+def photo_source(image_name: str) -> str:
+    """Which kind of photo this is; the evaluation reports each source on its own."""
+    name = Path(image_name).name
+    if name.startswith("hand_"):
+        return "hand-rows"
+    if name.startswith("IMG_") or name[:8].isdigit() and name[8:9] == "_":
+        return "tray"
+    if name.startswith("Screenshot"):
+        return "screenshot"
+    if "_n_jpg" in name:
+        return "single-tiles"
+    return "other"
+
+
+def is_dev_photo(image_name: str) -> bool:
+    digest = hashlib.md5(photo_name(image_name).encode()).hexdigest()
+    return int(digest, 16) % DEV_EVERY == 0
+
+
+def read_yolo_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
+    """Rows (class, cx, cy, w, h) of a YOLO label file; a missing file means no tiles."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 5:
+                rows.append((int(parts[0]), *map(float, parts[1:5])))
+    return rows
+
+
+def one_class_label_text(rows: list[tuple[int, float, float, float, float]]) -> str:
+    """A YOLO label file with every tile, whatever its face, in class 0 ('tile')."""
+    return "".join(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for _, cx, cy, w, h in rows)
+
+
+def label_path_for(image: Path) -> Path:
+    return image.parent.parent / "labels" / (image.stem + ".txt")
+
+
+def real_images(data_dir: Path, split: str) -> list[Path]:
+    images: list[Path] = []
+    for name in REAL_SETS:
+        folder = data_dir / "real" / name / split / "images"
+        images += sorted(p for p in folder.glob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    return images
+
+
+def synth_scenes(work: Path, count: int, seed: int) -> list[Path]:
+    """Images of `count` synthetic scenes (YOLO labels in the 46-class list beside them),
+    rendered once into WORK/synth-COUNT-SEED by datasets.synth; none if it is unavailable."""
+    if count <= 0:
+        return []
+    out = work / f"synth-{count}-{seed}"
+    images = out / "images"
+    if not (images.exists() and len(list(images.glob("*.jpg"))) >= count):
+        try:
+            from datasets.synth import generate  # the data engineer's renderer
+        except ImportError as error:
+            print(f"train: no synthetic scenes ({error}); training on real photos only")
+            return []
+        print(f"train: rendering {count} synthetic scenes into {out}")
+        generate(out, count, seed, workers=1, progress=False)
+    return sorted(images.glob("*.jpg"))
+
+
+def _link(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists() or dst.is_symlink():
+        dst.unlink()
+    os.symlink(src.resolve(), dst)
+
+
+# ------------------------------------------------------------------- detector data
+
+def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed: int = 0) -> Path:
+    """A one-class YOLO dataset in WORK/detector-data; returns its data.yaml."""
+    root = work / "detector-data"
+    if root.exists():
+        shutil.rmtree(root)
+    counts = {"train": 0, "val": 0}
+    for image in real_images(data_dir, "train") + synth_scenes(work, synth_count, seed):
+        split = "val" if (is_dev_photo(image.name) and "synth" not in str(image)) else "train"
+        prefix = image.parts[-4] if "real" in image.parts else "synth"
+        name = f"{prefix}__{image.name}"
+        _link(image, root / "images" / split / name)
+        rows = read_yolo_labels(label_path_for(image))
+        (root / "labels" / split).mkdir(parents=True, exist_ok=True)
+        (root / "labels" / split / (Path(name).stem + ".txt")).write_text(one_class_label_text(rows))
+        counts[split] += 1
+    yaml = root / "data.yaml"
+    yaml.write_text(f"path: {root}\ntrain: images/train\nval: images/val\nnames:\n  0: tile\n")
+    print(f"train: detector data {counts['train']} train / {counts['val']} dev images -> {yaml}")
+    return yaml
+
+
+# ----------------------------------------------------------------- classifier data
+
+def _rotate(image: np.ndarray, quarter_turns: int) -> np.ndarray:
+    return np.ascontiguousarray(np.rot90(image, quarter_turns % 4))
+
+
+def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
+    """A photo-like view of a flat tile picture: perspective, scale, colour, blur, noise,
+    on a random background."""
+    import cv2
+    if tile.ndim == 3 and tile.shape[2] == 4:  # composite transparent art on a random colour
+        alpha = tile[:, :, 3:4].astype(np.float32) / 255
+        background = np.full_like(tile[:, :, :3], [rng.randint(0, 255) for _ in range(3)])
+        tile = (tile[:, :, :3] * alpha + background * (1 - alpha)).astype(np.uint8)
+    elif tile.ndim == 2:
+        tile = cv2.cvtColor(tile, cv2.COLOR_GRAY2BGR)
+    h, w = tile.shape[:2]
+    pad = int(0.15 * max(h, w))
+    canvas = np.zeros((h + 2 * pad, w + 2 * pad, 3), np.uint8)
+    canvas[:] = [rng.randint(0, 255) for _ in range(3)]
+    canvas[pad:pad + h, pad:pad + w] = tile
+    jitter = 0.08
+    src = np.float32([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]])
+    dst = src + np.float32([[rng.uniform(-jitter, jitter) * w, rng.uniform(-jitter, jitter) * h]
+                            for _ in range(4)])
+    matrix = cv2.getPerspectiveTransform(src, dst)
+    warped = cv2.warpPerspective(canvas, matrix, (canvas.shape[1], canvas.shape[0]),
+                                 borderMode=cv2.BORDER_REPLICATE)
+    xs, ys = dst[:, 0], dst[:, 1]
+    out = warped[max(0, int(ys.min())):int(ys.max()), max(0, int(xs.min())):int(xs.max())]
+    # downscale then upscale: the small, soft look of a tile in a phone photo
+    small = rng.randint(18, 60)
+    scale = small / max(out.shape[:2])
+    out = cv2.resize(out, (max(4, int(out.shape[1] * scale)), max(4, int(out.shape[0] * scale))),
+                     interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (3, 3), rng.uniform(0.3, 1.2))
+    out = out.astype(np.float32)
+    out = out * rng.uniform(0.6, 1.25) + rng.uniform(-30, 30)          # exposure
+    out = out * np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])  # white balance
+    out += np.random.default_rng(rng.randint(0, 2**31)).normal(0, rng.uniform(0, 8), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
+                            synth_count: int = 0, max_per_class: int = 1500) -> Path:
+    """An image-folder dataset (train/CLASS, val/CLASS) of square 64 px tile crops."""
+    import cv2
+    rng = random.Random(seed)
+    root = work / "classifier-data"
+    if root.exists():
+        shutil.rmtree(root)
+    for split in ("train", "val"):
+        for name in CLASS_NAMES:
+            (root / split / name).mkdir(parents=True, exist_ok=True)
+    written = {"train": 0, "val": 0}
+    per_class: dict[str, int] = {}
+
+    def save(crop: np.ndarray, split: str, name: str, key: str) -> None:
+        if split == "train":
+            if per_class.get(name, 0) >= max_per_class * 4:
+                return
+            per_class[name] = per_class.get(name, 0) + 1
+        cv2.imwrite(str(root / split / name / f"{key}.png"), crop)
+        written[split] += 1
+
+    # 1. crops of the labelled real boxes (train split; dev photos go to val)
+    sources = [(img, label_path_for(img)) for img in real_images(data_dir, "train")]
+    rng.shuffle(sources)
+    for n, (image_path, label_path) in enumerate(sources):
+        rows = read_yolo_labels(label_path)
+        if not rows:
+            continue
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        split = "val" if is_dev_photo(image_path.name) else "train"
+        for k, (cls, cx, cy, bw, bh) in enumerate(rows):
+            if not 0 <= cls < NUM_CLASSES:
+                continue
+            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+            margin = rng.uniform(0.0, 0.15) if split == "train" else 0.08
+            crop = square_crop(image, box, margin)
+            turns = rng.randrange(4) if split == "train" else 0
+            save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
+    print(f"train: classifier crops from real photos: {written}")
+
+    # 2. the tile art, many augmented views of each (the only source of red fives and backs
+    #    until synthetic scenes are available)
+    art_dir = data_dir / "art"
+    for style in sorted(p for p in art_dir.iterdir() if p.is_dir()):
+        for picture in sorted(style.glob("*.png")):
+            name = picture.stem
+            if name not in CLASS_NAMES:
+                continue  # blank, joker
+            tile = cv2.imread(str(picture), cv2.IMREAD_UNCHANGED)
+            if tile is None:
+                continue
+            # red fives and backs are rarer in art; more copies keep the classes balanced
+            copies = art_copies * (3 if name in ("0m", "0p", "0s", "back") else 1)
+            for k in range(copies):
+                view = _augment_art(tile, rng)
+                crop = square_crop(view, (0, 0, view.shape[1], view.shape[0]), rng.uniform(0, 0.1))
+                turns = k % 4
+                save(_rotate(crop, turns), "train", name, f"art_{style.name}_{k}_{turns}")
+
+    # 3. single-tile photos of many designs (crops/labels.csv)
+    crops_csv = data_dir / "real" / "crops" / "labels.csv"
+    if crops_csv.exists():
+        with crops_csv.open() as handle:
+            for n, row in enumerate(csv.DictReader(handle)):
+                name = row.get("tile", "")
+                image = cv2.imread(str(crops_csv.parent / "images" / row.get("image", "")))
+                if name not in CLASS_NAMES or image is None:
+                    continue
+                for k in range(4):
+                    crop = square_crop(image, (0, 0, image.shape[1], image.shape[0]), 0.0)
+                    save(_rotate(crop, k), "train", name, f"crops{n}_{k}")
+
+    # 4. synthetic scenes (face-down tiles, red fives, sideways tiles in context)
+    synth_per_class: Counter = Counter()
+    for n, image_path in enumerate(synth_scenes(work, synth_count, seed + 1)):
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        for k, (cls, cx, cy, bw, bh) in enumerate(read_yolo_labels(label_path_for(image_path))):
+            # a cap per class keeps the rendered art from outweighing the real photos
+            if 0 <= cls < NUM_CLASSES and synth_per_class[cls] < SYNTH_CROPS_PER_CLASS:
+                synth_per_class[cls] += 1
+                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                crop = square_crop(image, box, rng.uniform(0.0, 0.15))
+                save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"synth{n}_{k}")
+    print(f"train: classifier data {written['train']} train / {written['val']} val crops -> {root}")
+    return root
+
+
+# ------------------------------------------------------------------------ training
+
+def _train(stage: str, model_cfg: str, data: str, args: argparse.Namespace, **extra) -> Path:
+    """Start or resume one ultralytics run under WORK/runs/STAGE; returns its weights dir."""
+    offline_ultralytics()
+    from ultralytics import YOLO
+    run_dir = Path(args.work) / "runs" / stage
+    last = run_dir / "weights" / "last.pt"
+    budget_hours = args.time_budget / 60 if args.time_budget else None
+    device = pick_device(args.device)
+    started = time.time()
+    if args.resume and last.exists():
+        import torch
+        checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+        unfinished = checkpoint.get("epoch", -1) >= 0
+        del checkpoint
+        if unfinished:
+            print(f"train: resuming {stage} from {last}")
+            overrides = {"resume": True, "device": device}
+            if budget_hours:
+                overrides["time"] = budget_hours
+            YOLO(str(last)).train(**overrides)
+        else:
+            # a finished run: fine-tune its best weights with a fresh schedule
+            # (kept aside: the new run writes its own best.pt over it)
+            best = run_dir / "weights" / "previous-best.pt"
+            shutil.copy(run_dir / "weights" / "best.pt", best)
+            print(f"train: {stage} run finished; continuing from its best weights ({best})")
+            YOLO(str(best)).train(data=data, epochs=args.epochs, time=budget_hours, device=device,
+                                  project=str(run_dir.parent), name=stage, exist_ok=True,
+                                  amp=False, plots=False, **extra)
+    else:
+        YOLO(model_cfg).train(data=data, epochs=args.epochs, time=budget_hours, device=device,
+                              project=str(run_dir.parent), name=stage, exist_ok=True,
+                              pretrained=False, amp=False, plots=False, seed=args.seed, **extra)
+    minutes = (time.time() - started) / 60
+    print(f"train: {stage} finished this session in {minutes:.1f} min; weights in {run_dir / 'weights'}")
+    return run_dir / "weights"
+
+
+def publish(weights_dir: Path, file_name: str) -> Path:
+    """Copy the best checkpoint to models/ without its optimiser state (fp16, a few MB)."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+    best = weights_dir / "best.pt"
+    if not best.exists():
+        best = weights_dir / "last.pt"
+    MODELS_DIR.mkdir(exist_ok=True)
+    target = MODELS_DIR / file_name
+    strip_optimizer(str(best), s=str(target))
+    print(f"train: published {best} -> {target} ({target.stat().st_size / 1e6:.1f} MB)")
+    return target
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stage", choices=("detector", "classifier"), required=True)
+    parser.add_argument("--data", default=str(default_data_dir()), help="the shared data folder")
+    parser.add_argument("--work", default=str(default_work_dir()),
+                        help="scratch folder for generated training sets and runs (outside the repo)")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--time-budget", type=float, default=None,
+                        help="minutes of training this session (the schedule is fitted to it)")
+    parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    parser.add_argument("--device", default="auto", help="auto, cpu, or a CUDA index")
+    parser.add_argument("--imgsz", type=int, default=None,
+                        help="detector: photo size (default 416); classifier: crop size (default 64)")
+    parser.add_argument("--batch", type=int, default=None)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--synth", type=int, default=0, help="synthetic scenes to add (0: none)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr0", type=float, default=None,
+                        help="classifier: initial learning rate (default 0.002; lower to fine-tune)")
+    parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
+
+
+def run(args: argparse.Namespace) -> int:
+    data_dir, work = Path(args.data), Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    # --resume reuses the training set already generated in WORK, if there is one
+    if args.stage == "detector":
+        yaml = work / "detector-data" / "data.yaml"
+        if not (args.resume and yaml.exists()):
+            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed)
+        weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or 416,
+                         batch=args.batch or 16, workers=args.workers, cache="ram", patience=100,
+                         degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True)
+        target = DETECTOR_FILE
+    else:
+        folder = work / "classifier-data"
+        if not (args.resume and folder.exists()):
+            folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth)
+        weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
+                         imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
+                         workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=0.1, erasing=0.0,
+                         hsv_h=0.0, hsv_s=0.3, hsv_v=0.3, auto_augment=None,
+                         # ultralytics' automatic choice for 46 classes is AdamW at 2e-4, far
+                         # too slow for the few epochs a CPU allows
+                         optimizer="AdamW", lr0=args.lr0 or 0.002, warmup_epochs=0.5)
+        target = CLASSIFIER_FILE
+    if not args.no_publish:
+        publish(weights, target)
+    return 0
