@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
+from datasets.real import photo_group
 from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, square_crop
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,11 +68,9 @@ def pick_device(choice: str = "auto") -> str:
 
 # --------------------------------------------------------------------------- labels
 
-def photo_name(image_name: str) -> str:
-    """The original photo an image was made from: Roboflow writes NAME_jpg.rf.HASH.jpg for
-    each augmented copy, so the copies of one photo share the part before '.rf.'."""
-    stem = Path(image_name).name
-    return stem.split(".rf.")[0] if ".rf." in stem else Path(stem).stem
+# The original photo an image was made from (Roboflow's copies share the part before
+# '.rf.'): datasets.real owns that grouping; the name is kept for callers of this module.
+photo_name = photo_group
 
 
 def photo_source(image_name: str) -> str:
