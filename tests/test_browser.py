@@ -226,3 +226,71 @@ def test_live_with_the_table_camera_shows_the_stream_and_the_stable_reading(serv
     sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
     page.click("#live-stop")
     assert page.js_errors == []
+
+
+SCAN_SCREENSHOT = "/tmp/webui_scan.png"
+PHONE_SCREENSHOT = "/tmp/webui_phone.png"
+
+
+def test_the_photo_page_right_after_a_scan_is_readable_on_a_desktop_and_a_phone(server, page, tmp_path):
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    for width, height, path in ((1360, 1000, SCAN_SCREENSHOT), (390, 844, PHONE_SCREENSHOT)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(server + "/")
+        page.check("input[name=win][value=self_drawn]")
+        page.set_input_files("#photo-file", photo)
+        page.wait_for_selector("#photo-status.ok, #photo-status.warn, #photo-status.error")
+        sync_api.expect(page.locator("#score .badge")).to_have_count(1)
+        page.screenshot(path=path, full_page=True)
+        # a doubted tile is not "all read" in green: the status says to check it
+        assert "status warn" in page.get_attribute("#photo-status", "class")
+        assert "not sure of one" in page.text_content("#photo-status")
+        # nothing wider than the screen (no sideways scrolling on a phone)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, width
+        # every box on the photo is named in words a player reads, not in notation
+        tags = page.locator("#photo-boxes .box .tag").all_text_contents()
+        assert "Wh" in tags and "5z" not in tags, tags
+        # the doubtful tile says so on the photo too
+        assert page.locator("#photo-boxes .box.doubtful .tag").text_content().endswith("?")
+    assert page.js_errors == []
+
+
+def test_a_bad_file_is_said_in_words_on_the_page_and_the_page_keeps_working(serve, page, tmp_path):
+    base = serve(MAX_UPLOAD_BYTES=200_000)
+    text = tmp_path / "notes.txt"
+    text.write_text("123m456p789s555z11z")
+    cut = tmp_path / "cut.png"
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    cut.write_bytes(open(photo, "rb").read()[:400])
+    big = tmp_path / "big.png"
+    big.write_bytes(open(photo, "rb").read() + bytes(250_000))
+    page.goto(base + "/")
+    assert "Photos up to 0.191 MB" in page.text_content("#photo-status")
+    for path, words in ((text, "is not a photo"), (cut, "The image file is damaged"),
+                        (big, "photos up to 0.191 MB are accepted")):
+        page.set_input_files("#photo-file", str(path))
+        page.wait_for_selector("#photo-status.error")
+        message = page.text_content("#photo-status")
+        assert words in message, message
+        assert "Traceback" not in message and "Error" not in message
+        assert page.locator("#photo-view").is_hidden()
+        page.evaluate("document.querySelector('#photo-status').className = 'status'")
+    # a good photo after all that is read as usual
+    page.set_input_files("#photo-file", photo)
+    page.wait_for_selector("#photo-status.ok, #photo-status.warn")
+    assert "14 tiles found" in page.text_content("#photo-status")
+    # the refused uploads show in the console as failed loads (400/413); nothing else may
+    assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []
+
+
+def test_another_sites_page_cannot_post_to_the_assistant(server, page):
+    # a page of another origin (here a data: page, Origin "null") submits a form to the API
+    form = (f"<form method=post enctype=multipart/form-data action='{server}/api/scan'>"
+            "<input name=win value=self_drawn><button id=go>go</button></form>")
+    page.goto("data:text/html," + form)
+    with page.expect_navigation():
+        page.click("#go")
+    assert "another web site" in page.text_content("body")
+    page.js_errors.clear()  # the refusal itself shows as a failed load in the console

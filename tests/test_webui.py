@@ -281,14 +281,42 @@ def test_scan_errors_are_json_with_a_message(client, data, fields, status, words
 
 
 def test_uploads_over_the_limit_are_refused_with_a_clear_message(tmp_path):
-    app = make_app(tmp_path, MAX_CONTENT_LENGTH=50_000)
-    big = png(width=2000, height=2000, colour=(1, 2, 3)) + bytes(60_000)
+    app = make_app(tmp_path, MAX_UPLOAD_BYTES=50_000)
+    message = ("the upload is too large: photos up to 0.0477 MB are accepted (a phone photo "
+               "is usually 2-6 MB)")
+    # a request far over the limit is cut off before it is read ...
+    huge = png() + bytes(200_000)
+    response = scan(app.test_client(), huge)
+    assert response.status_code == 413 and response.get_json()["error"] == message
+    # ... and a photo a little over it, in a request the server does read, is refused alike
+    big = png() + bytes(50_000)
     response = scan(app.test_client(), big)
-    assert response.status_code == 413
-    assert response.get_json()["error"] == ("the upload is too large: photos up to 0.0477 MB are "
-                                            "accepted (a phone photo is usually 2-6 MB)")
-    # the default cap is 20 MB
-    assert make_app(tmp_path).config["MAX_CONTENT_LENGTH"] == 20 * 1024 * 1024
+    assert response.status_code == 413 and response.get_json()["error"] == message
+    import base64
+    response = referee(app.test_client(), claimed_points=512,
+                       photo="data:image/png;base64," + base64.b64encode(big).decode())
+    assert response.status_code == 413 and response.get_json()["error"] == message
+    # through a page (not the API) the same sentence is an HTML page
+    page = app.test_client().post("/", data=huge, content_type="application/octet-stream")
+    assert page.status_code in (405, 413) and "Traceback" not in page.get_data(as_text=True)
+    # the default cap is 20 MB of photo
+    assert make_app(tmp_path).config["MAX_UPLOAD_BYTES"] == 20 * 1024 * 1024
+
+
+def test_a_photo_just_under_the_limit_is_accepted_by_scan_and_referee(tmp_path):
+    # the limit is the photo's: the form fields around it, or base64 in the referee's
+    # JSON (a third larger), must not push a photo that fits over the edge
+    import base64
+    app = make_app(tmp_path, MAX_UPLOAD_BYTES=50_000)
+    photo = png() + bytes(50_000 - len(png()))
+    assert len(photo) == 50_000
+    body = scan(app.test_client(), photo, win="self_drawn", seat_wind="E", prevalent_wind="E")
+    assert body.status_code == 200 and body.get_json()["result"]["points"] == 512
+    answer = referee(app.test_client(), claimed_points=512,
+                     photo="data:image/png;base64," + base64.b64encode(photo).decode())
+    assert answer.status_code == 200 and answer.get_json()["agree"] is True
+    # the page says the limit a player reads
+    assert "Photos up to 0.0477 MB" in app.test_client().get("/").get_data(as_text=True)
 
 
 def test_an_upload_is_never_written_under_the_name_it_came_with(tmp_path):
@@ -554,3 +582,223 @@ def test_a_camera_that_cannot_be_opened_is_reported(tmp_path):
         status = client.get("/api/live").get_json()
     assert status["error"].startswith("cannot open the camera")
     assert status["stable"] is False and status["reading"] is None
+
+
+def test_two_viewers_of_the_table_camera_each_get_their_own_situation(tmp_path):
+    # one camera, two players' browsers: East (self-drawn, 512 as worked at the top) and
+    # South (the same tiles, self-drawn: no pair of own wind -> 30 points x 16 = 480)
+    app = make_app(tmp_path, CAMERA=FakeCamera(), LIVE_INTERVAL=0.02)
+    east, south = app.test_client(), app.test_client()
+    east_query = "/api/live?rules=rode-draak&seat_wind=E&prevalent_wind=E&win=self_drawn"
+    south_query = "/api/live?rules=rode-draak&seat_wind=S&prevalent_wind=E&win=self_drawn"
+    try:
+        deadline = time.monotonic() + 20
+        status = east.get(east_query).get_json()
+        while not status["stable"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+            status = east.get(east_query).get_json()
+        assert status["stable"] is True
+        # turn and turn about: neither viewer's situation leaks into the other's answer
+        for _ in range(3):
+            mine = east.get(east_query).get_json()
+            theirs = south.get(south_query).get_json()
+            assert mine["reading"]["hand"]["seat_wind"] == "E"
+            assert mine["reading"]["result"]["points"] == 512
+            assert theirs["reading"]["hand"]["seat_wind"] == "S"
+            assert theirs["reading"]["result"]["points"] == 480
+            assert theirs["stable"] is True  # the tiles are steady for everyone
+        # riichi for one viewer at the same time: the other still gets Rode Draak
+        riichi = south.get("/api/live?rules=riichi&seat_wind=E&prevalent_wind=E&win=self_drawn").get_json()
+        assert riichi["reading"]["rules"] == "riichi" and riichi["reading"]["result"]["points"] == 3900
+        assert east.get(east_query).get_json()["reading"]["result"]["points"] == 512
+        # and at once, from many threads
+        answers: dict[int, int] = {}
+
+        def ask(number: int) -> None:
+            client, query = (east, east_query) if number % 2 else (south, south_query)
+            answers[number] = app.test_client().get(query).get_json()["reading"]["result"]["points"]
+
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert answers == {n: 512 if n % 2 else 480 for n in range(10)}
+    finally:
+        app.extensions["mahjong_lens"].close()
+
+
+# ------------------------------------------------------------------------------ host and origin
+
+@pytest.mark.parametrize("host", ["localhost", "localhost:8000", "127.0.0.1:8000", "[::1]:8000",
+                                  "LOCALHOST.:8000"])
+def test_the_loopback_names_are_served(client, host):
+    assert client.get("/", headers={"Host": host}).status_code == 200
+    assert client.get("/api/rules", headers={"Host": host}).status_code == 200
+
+
+def test_an_unknown_host_name_is_refused_against_dns_rebinding(client, tmp_path):
+    # a site whose name was made to resolve to 127.0.0.1 reaches the server with its own name
+    page = client.get("/", headers={"Host": "rebind.attacker.example:8000"})
+    assert page.status_code == 400 and page.mimetype == "text/html"
+    text = page.get_data(as_text=True)
+    assert "does not answer to the name &#39;rebind.attacker.example&#39;" in text
+    assert "--allowed-host" in text and "Take a photo" not in text
+    api = client.get("/api/referee/checks", headers={"Host": "rebind.attacker.example"})
+    assert api.status_code == 400 and "does not answer to the name" in api.get_json()["error"]
+    # nothing is scored or recorded for it
+    refused = client.post("/api/referee", json={"hand": DRAGON_HAND, "claimed_points": 512},
+                          headers={"Host": "rebind.attacker.example"})
+    assert refused.status_code == 400
+    assert client.get("/api/referee/checks").get_json()["total"] == 0
+    for host in ("", "127.0.0.2", "localhost.attacker.example", "192.168.1.20"):
+        assert client.get("/api/rules", headers={"Host": host}).status_code == 400, host
+
+
+def test_more_host_names_can_be_allowed(tmp_path):
+    app = make_app(tmp_path, ALLOWED_HOSTS=["table.lan", ".club.example"], SERVER_HOST="192.168.1.20")
+    client = app.test_client()
+    for host in ("table.lan:8000", "club.example", "kitchen.club.example", "192.168.1.20:8000",
+                 "localhost"):
+        assert client.get("/api/rules", headers={"Host": host}).status_code == 200, host
+    for host in ("other.lan", "evilclub.example", "192.168.1.21"):
+        assert client.get("/api/rules", headers={"Host": host}).status_code == 400, host
+    # bound to every interface: an address typed in the address bar is fine, a name is not
+    # (a rebinding attack needs a name)
+    anywhere = make_app(tmp_path, SERVER_HOST="0.0.0.0").test_client()
+    assert anywhere.get("/api/rules", headers={"Host": "192.168.1.20:8000"}).status_code == 200
+    assert anywhere.get("/api/rules", headers={"Host": "[fe80::1]:8000"}).status_code == 200
+    assert anywhere.get("/api/rules", headers={"Host": "rebind.attacker.example"}).status_code == 400
+
+
+def test_serve_takes_allowed_hosts():
+    import argparse
+    parser = argparse.ArgumentParser()
+    configure_serve(parser)
+    assert parser.parse_args([]).allowed_host == []
+    args = parser.parse_args(["--allowed-host", "table.lan", "--allowed-host", "a.example,b.example"])
+    assert args.allowed_host == ["table.lan", "a.example,b.example"]
+    from webui.security import HostPolicy
+    policy = HostPolicy(args.host, args.allowed_host)
+    assert all(policy.allows(h) for h in ("table.lan", "a.example:80", "b.example", "127.0.0.1:8000"))
+
+
+@pytest.mark.parametrize("headers", [
+    {"Origin": "http://attacker.example"},
+    {"Origin": "http://localhost:9999"},          # another program on this machine
+    {"Origin": "null"},                           # a sandboxed frame or a file: page
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Origin": "https://localhost"},              # another scheme is another origin
+])
+def test_a_change_asked_for_by_another_sites_page_is_refused(client, headers):
+    response = client.post("/api/referee", json={"hand": DRAGON_HAND, "claimed_points": 512},
+                           headers=headers)
+    assert response.status_code == 403 and "another web site" in response.get_json()["error"]
+    # a multipart form (which any page can send without asking) is refused the same way
+    form = {"image": (io.BytesIO(png()), "hand.png"), "win": "self_drawn"}
+    assert client.post("/api/scan", data=form, content_type="multipart/form-data",
+                       headers=headers).status_code == 403
+    assert client.get("/api/referee/checks").get_json()["total"] == 0
+
+
+def test_the_own_page_and_scripts_without_an_origin_may_change_things(client):
+    own = {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}
+    assert referee(client, claimed_points=512, **{}).status_code == 200  # curl: no Origin
+    response = client.post("/api/referee", json={"hand": DRAGON_HAND, "claimed_points": 512},
+                           headers=own)
+    assert response.status_code == 200
+    assert client.get("/api/referee/checks").get_json()["total"] == 2
+    # reading is not a change: a GET with a foreign Origin is served (the Host check applies)
+    assert client.get("/api/rules", headers={"Origin": "http://attacker.example"}).status_code == 200
+
+
+# ------------------------------------------------------------------------------ error paths
+
+def _no_trace(response) -> str:
+    text = response.get_data(as_text=True)
+    assert "Traceback" not in text and 'File "' not in text and "Error:" not in text, text[:300]
+    return text
+
+
+@pytest.mark.parametrize("hand, words", [
+    ({}, "no 'concealed' tiles"),
+    ({"concealed": ""}, "no tiles given"),
+    ({"concealed": "123x"}, "unknown suit letter 'x'"),
+    ({"concealed": "11111m234p567s99s", "win_tile": "9s"}, "appears 5 times"),
+    (dict(DRAGON_HAND, concealed="123m456p789s555z1z1z1z1z"), "16 tiles"),
+    (dict(DRAGON_HAND, win_tile="0z"), "win_tile"),
+    (dict(DRAGON_HAND, melds=[{"type": "pung", "tiles": "1z1z"}]), "not a pung"),
+])
+def test_a_hand_that_cannot_be_scored_says_why_in_words(client, hand, words):
+    response = client.post("/api/score", json={"hand": hand, "rules": "rode-draak"})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["valid"] is False and words in body["error"], body["error"]
+    _no_trace(response)
+
+
+@pytest.mark.parametrize("concealed, win_tile, words", [
+    ("123m456p789s111z1z", "1z", "5 copies of 1z were read"),       # five of a tile
+    ("123m456p789s55z1z", "1z", "13 tiles were found where 14"),    # one short
+    ("123m456p789s555z11z1z", "1z", "16 tiles were found"),         # two too many
+])
+def test_a_photo_with_a_wrong_reading_says_what_is_wrong(tmp_path, concealed, win_tile, words):
+    app = make_app(tmp_path, RECOGNIZER=RowRecognizer(concealed, win_tile))
+    response = scan(app.test_client(), png(), win="self_drawn")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert words in body["error"] and "hand" not in body
+    assert len(body["tiles"]) == len(parse_tiles(concealed)) + 1  # every tile still boxed to correct
+    _no_trace(response)
+
+
+@pytest.mark.parametrize("data, fields, status, words", [
+    (png()[:300], {}, 400, "damaged"),                                # a cut-off photo
+    (b"\xff\xd8\xff\xe0" + b"\x00" * 100, {}, 400, "not an image that can be read"),
+    (b"GIF89a" + b"\x00" * 10, {}, 400, "no pixels"),
+    (b"<svg xmlns='http://www.w3.org/2000/svg'></svg>", {}, 400, "not an image"),
+    (b"%PDF-1.4 a scoring table", {}, 400, "not an image"),
+    (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\x00\xff\xff\xff\x00\xff\xff\xff\x08\x02\0\0\0" + b"\0" * 30,
+     {}, 400, "megapixels"),                                          # a decompression bomb
+    (png(), {"context": "{"}, 400, "context must be a JSON object"),
+    (png(), {"context": '{"seat": "E"}'}, 400, "unknown context field(s): seat"),
+    (png(), {"win_tile": "9x"}, 400, "win tile"),
+])
+def test_more_scan_errors_are_sentences(client, data, fields, status, words):
+    response = scan(client, data, **fields)
+    assert response.status_code == status
+    assert words in response.get_json()["error"]
+    _no_trace(response)
+
+
+def test_a_request_that_is_not_what_the_api_expects_is_a_sentence(client):
+    answers = [
+        client.post("/api/scan", data=b"--x\r\nbroken", content_type="multipart/form-data; boundary=x"),
+        client.post("/api/scan", data=b"\x89PNG", content_type="image/png"),   # not a form
+        client.post("/api/scan", json={"image": "data:image/png;base64,AAAA"}),
+        client.post("/api/score", data="", content_type="application/json"),
+        client.post("/api/score", data={}),
+        client.post("/api/table", json={}),
+        client.post("/api/referee", json={}),
+        client.get("/api/referee/checks/99999999999999999999999"),            # past SQLite's ids
+    ]
+    assert [a.status_code for a in answers] == [400, 400, 400, 400, 415, 400, 400, 404]
+    for answer in answers:
+        assert answer.get_json()["error"]
+        _no_trace(answer)
+
+
+def test_the_server_keeps_serving_after_every_error(tmp_path):
+    app = make_app(tmp_path, RECOGNIZER=BrokenRecognizer(), MAX_UPLOAD_BYTES=10_000)
+    client = app.test_client()
+    bad = [scan(client, b"not a photo"), scan(client, png() + bytes(20_000)), scan(client, png()),
+           client.post("/api/score", json={"hand": {"concealed": "12x"}}),
+           client.get("/referee/photo/..%2F..%2Fetc%2Fpasswd"), client.post("/")]
+    assert [b.status_code for b in bad] == [400, 413, 500, 200, 404, 405]
+    for answer in bad:
+        _no_trace(answer)
+    # the HTML pages of errors are pages a player can read, with the way back
+    page = _no_trace(client.post("/"))
+    assert "POST is not used on /" in page and "Back to the table assistant" in page
+    assert client.post("/api/score", json={"hand": DRAGON_HAND}).get_json()["points"] == 512
+    assert client.get("/").status_code == 200

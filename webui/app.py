@@ -9,7 +9,8 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .service import MAX_UPLOAD_BYTES, ServiceError, TableAssistant
+from .security import HostPolicy, cross_site, host_name
+from .service import MAX_UPLOAD_BYTES, ServiceError, TableAssistant, too_large_message
 
 EXTENSION = "mahjong_lens"
 
@@ -22,27 +23,37 @@ def default_database() -> str:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The table assistant.  Config keys: DATABASE (path of the referee's SQLite file),
-    MAX_CONTENT_LENGTH (bytes, 20 MB), RECOGNIZER (an object with detect(image); by default
+    MAX_CONTENT_LENGTH (the whole request, bytes; by default room for the largest photo),
+    RECOGNIZER (an object with detect(image); by default
     the shipped model is loaded on the first scan), MODEL (a model path for that),
     CAMERA (the table camera: device number, file or URL, or an object whose read() gives
-    frames; None for none), LIVE_INTERVAL (seconds between readings of the camera)."""
+    frames; None for none), LIVE_INTERVAL (seconds between readings of the camera),
+    SERVER_HOST (the address it is bound to) and ALLOWED_HOSTS (more host names it may be
+    reached under; localhost always is), MAX_UPLOAD_BYTES (the largest photo, 20 MB)."""
     app = Flask(__name__)
-    app.config.update(DATABASE=None, MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES, RECOGNIZER=None,
-                      MODEL=None, CAMERA=None, LIVE_INTERVAL=1.0)
+    app.config.update(DATABASE=None, MAX_UPLOAD_BYTES=MAX_UPLOAD_BYTES, RECOGNIZER=None,
+                      MODEL=None, CAMERA=None, LIVE_INTERVAL=1.0, SERVER_HOST=None, ALLOWED_HOSTS=())
     app.config.update(config or {})
+    if not app.config.get("MAX_CONTENT_LENGTH"):
+        # the request around the largest photo: the referee sends it as base64 (4/3 the
+        # size) in JSON, a scan adds form fields; the photo itself is checked exactly
+        app.config["MAX_CONTENT_LENGTH"] = app.config["MAX_UPLOAD_BYTES"] * 4 // 3 + 1024 * 1024
+    app.config["HOST_POLICY"] = HostPolicy(app.config["SERVER_HOST"], app.config["ALLOWED_HOSTS"])
     app.debug = False  # never the interactive debugger: it runs code for whoever can reach it
     app.json.sort_keys = False
     app.json.ensure_ascii = False
     database = app.config["DATABASE"] or default_database()
     app.extensions[EXTENSION] = TableAssistant(
         database, recognizer=app.config["RECOGNIZER"], model=app.config["MODEL"],
-        camera=app.config["CAMERA"], live_interval=float(app.config["LIVE_INTERVAL"]))
+        camera=app.config["CAMERA"], live_interval=float(app.config["LIVE_INTERVAL"]),
+        max_upload=int(app.config["MAX_UPLOAD_BYTES"]))
 
     from .api import api
     from .pages import pages
     app.register_blueprint(pages)
     app.register_blueprint(api)
     _register_errors(app)
+    app.before_request(_check_host_and_origin)
     app.after_request(_security_headers)
     return app
 
@@ -59,6 +70,24 @@ def _security_headers(response):
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     response.headers.setdefault("Permissions-Policy", "camera=(self), microphone=()")
     return response
+
+
+def _check_host_and_origin() -> None:
+    """Refuse a Host the app is not known under (DNS rebinding) and a change that another
+    site's page asks for (cross-site request forgery)."""
+    from flask import current_app
+    policy: HostPolicy = current_app.config["HOST_POLICY"]
+    if not policy.allows(request.host):
+        # the allowed names are not listed: a rebinding page could read them
+        port = request.environ.get("SERVER_PORT") or "8000"
+        raise ServiceError(
+            f"this table assistant does not answer to the name {host_name(request.host)!r}: "
+            f"open it as http://localhost:{port}/ on this computer, or start it with "
+            f"--allowed-host NAME to allow another name", 400)
+    if cross_site(request.method, request.headers.get("Origin"),
+                  request.headers.get("Sec-Fetch-Site"), request.scheme, request.host):
+        raise ServiceError("a page of another web site cannot send requests to the table "
+                           "assistant; use its own page", 403)
 
 
 def assistant(app: Flask | None = None) -> TableAssistant:
@@ -84,9 +113,7 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(413)
     def too_large(error: HTTPException):
-        limit = app.config["MAX_CONTENT_LENGTH"] / (1024 * 1024)
-        return respond(f"the upload is too large: photos up to {limit:.3g} MB are accepted "
-                       "(a phone photo is usually 2-6 MB)", 413)
+        return respond(too_large_message(app.config["MAX_UPLOAD_BYTES"]), 413)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
@@ -113,6 +140,10 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this computer only)")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="another host name the page may be opened under (repeatable; "
+                             "localhost and the --host address always are; .example.org "
+                             "allows its subdomains)")
     parser.add_argument("--camera", default=None, metavar="0|FILE|URL",
                         help="table camera: a device number, a video file or a stream URL")
     parser.add_argument("--model", default=None, help="tile recogniser weights (default: the shipped model)")
@@ -123,10 +154,12 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
-    app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera})
+    app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera,
+                      "SERVER_HOST": args.host, "ALLOWED_HOSTS": args.allowed_host})
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"mahjong-lens: listening on {args.host}: anyone on that network can use the page "
               "and see the referee's records", file=sys.stderr)
+    print(f"mahjong-lens: answering to {app.config['HOST_POLICY'].describe()}", file=sys.stderr)
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except OSError as error:

@@ -14,7 +14,7 @@ def _page(template: str, **values):
     from flask import current_app
     return render_template(template, rule_sets=service.rules_catalog(),
                            has_camera=service.camera_source not in (None, ""),
-                           max_upload_mb=current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024),
+                           max_upload_mb=current_app.config["MAX_UPLOAD_BYTES"] / (1024 * 1024),
                            **values)
 
 

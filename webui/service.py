@@ -30,6 +30,12 @@ PREVIEW_LONG_SIDE = 1600          # the photo sent back to the page, long side i
 RULE_TITLES = {"rode-draak": "Rode Draak", "riichi": "Riichi (Ari Ari)", "wsom": "WSOM (Zung Jung)"}
 
 
+def too_large_message(limit: int) -> str:
+    """What a player reads when the photo is over the limit."""
+    return (f"the upload is too large: photos up to {limit / (1024 * 1024):.3g} MB are accepted "
+            "(a phone photo is usually 2-6 MB)")
+
+
 class ServiceError(Exception):
     """A request the app cannot serve, with a sentence for the user and an HTTP status."""
 
@@ -107,17 +113,32 @@ def context_from_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     return context
 
 
-def _options(value: Any) -> dict[str, Any]:
+def _options(value: Any, what: str = "options", of: str = "setting names and values") -> dict[str, Any]:
     if value in (None, ""):
         return {}
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
-            raise ServiceError("options must be a JSON object of setting names and values") from None
+            raise ServiceError(f"{what} must be a JSON object of {of}") from None
     if not isinstance(value, Mapping):
-        raise ServiceError("options must be an object of setting names and values")
+        raise ServiceError(f"{what} must be an object of {of}")
     return dict(value)
+
+
+# the fields a JSON ``context`` object may have (a form carries others too: rules, image...)
+CONTEXT_FIELDS = ("seat_wind", "prevalent_wind", "win", "self_drawn", "discarder", "situation",
+                  "win_tile", "dora_indicators", "ura_dora_indicators") + tuple(SITUATION_FLAGS)
+
+
+def _context_object(value: Any) -> dict[str, Any]:
+    """A JSON ``context`` field: an object of known context fields (a typo is said, not ignored)."""
+    context = _options(value, "context", "context fields (seat_wind, win, ...)")
+    unknown = sorted(set(context) - set(CONTEXT_FIELDS))
+    if unknown:
+        raise ServiceError(f"unknown context field(s): {', '.join(unknown)} "
+                           f"(known: {', '.join(CONTEXT_FIELDS)})")
+    return context
 
 
 def _rules_name(value: Any) -> str:
@@ -157,7 +178,12 @@ def _vision_scan():
 
 class LiveFeed:
     """The table camera read on a background thread: the latest annotated frame and the
-    stable reading (the same hand seen in ``stable_after`` scans in a row)."""
+    tiles seen, steady once the same tiles were read in ``stable_after`` scans in a row.
+
+    What the camera sees is the same for everyone; the situation (seat, wind, who won,
+    rules) is each viewer's own, so the feed keeps the tiles it read and every viewer's
+    request lays them out and scores them under that viewer's situation.
+    """
 
     def __init__(self, source: Any, assistant: "TableAssistant", scan_interval: float = 1.0,
                  stable_after: int = 3, idle_after: float = 60.0, frame_interval: float = 0.08):
@@ -171,14 +197,10 @@ class LiveFeed:
         self._changed = threading.Condition()
         self._jpeg: bytes | None = None
         self._frame_number = 0
-        self._scan: dict | None = None
-        self._stable: dict | None = None
+        self._seen: _Seen | None = None       # the latest reading of the tiles
+        self._stable: _Seen | None = None     # the latest steady one
         self._same_count = 0
-        self._last_key: str | None = None
         self.error: str | None = None
-        self.context: dict[str, Any] = {}
-        self.rules = "rode-draak"
-        self.options: dict[str, Any] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -228,9 +250,15 @@ class LiveFeed:
                 close()
 
     def _read(self, frame: Any) -> None:
+        if getattr(frame, "ndim", 3) == 2:  # a grey camera: the model reads colour pictures
+            import cv2
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        height, width = frame.shape[:2]
         try:
-            reading = self.assistant.scan_image(frame, context=dict(self.context), rules=self.rules,
-                                                options=dict(self.options), name="camera")
+            detections = list(self.assistant.recognizer().detect(frame))
+            # the layout without any viewer's situation: what the boxes and steadiness use
+            plain = self.assistant.scan_detections(detections, width, height, {}, "rode-draak",
+                                                   {}, name="camera")
         except ServiceError as error:
             self.error = error.message
             return
@@ -238,35 +266,44 @@ class LiveFeed:
             self.error = f"reading the picture failed: {type(error).__name__}"
             return
         self.error = None
-        key = _hand_key(reading)
+        seen = _Seen(detections, width, height, plain, _tiles_key(plain))
         with self._changed:
-            self._scan = reading
-            self._same_count = self._same_count + 1 if key == self._last_key else 1
-            self._last_key = key
-            if key is not None and self._same_count >= self.stable_after:
-                self._stable = reading
+            previous = self._seen
+            same = previous is not None and seen.key is not None and seen.key == previous.key
+            self._same_count = self._same_count + 1 if same else 1
+            self._seen = seen
+            if seen.key is not None and self._same_count >= self.stable_after:
+                self._stable = seen
 
     def _annotated(self, frame: Any) -> Any:
-        if self._scan is None:
+        seen = self._seen
+        if seen is None:
             return frame
         try:
-            return _vision_scan().annotate(frame, self._scan)
+            return _vision_scan().annotate(frame, _boxes_only(seen.plain))
         except Exception:  # a drawing problem must never stop the stream
             return frame
 
-    def use(self, context: dict[str, Any], rules: str, options: dict[str, Any]) -> None:
-        """Read the next pictures in this situation (the page watching the table sets it)."""
-        if (context, rules, options) != (self.context, self.rules, self.options):
-            with self._changed:
-                self.context, self.rules, self.options = context, rules, options
-                self._stable, self._same_count, self._last_key = None, 0, None
-
-    def status(self) -> dict[str, Any]:
+    def status(self, context: dict[str, Any] | None = None, rules: str = "rode-draak",
+               options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The camera's state, and its readings scored in the asking viewer's situation."""
         with self._changed:
-            return {"camera": True, "running": bool(self._thread and self._thread.is_alive()),
-                    "error": self.error, "frames": self._frame_number,
-                    "stable": self._stable is not None and self._last_key == _hand_key(self._stable),
-                    "reading": self._stable, "latest": self._scan}
+            seen, stable = self._seen, self._stable
+            running = bool(self._thread and self._thread.is_alive())
+            frames, error = self._frame_number, self.error
+        steady = stable is not None and seen is not None and seen.key == stable.key
+
+        def scored(reading: _Seen | None) -> dict | None:
+            if reading is None:
+                return None
+            return self.assistant.scan_detections(reading.detections, reading.width, reading.height,
+                                                  dict(context or {}), rules, dict(options or {}),
+                                                  name="camera")
+
+        stable_scan = scored(stable)
+        latest = stable_scan if seen is stable else scored(seen)
+        return {"camera": True, "running": running, "error": error, "frames": frames,
+                "stable": steady, "reading": stable_scan, "latest": latest}
 
     def frames(self, limit: int | None = None, timeout: float = 10.0) -> Iterator[bytes]:
         """JPEG frames as they come (blocks between them); ends when the camera stops."""
@@ -285,13 +322,28 @@ class LiveFeed:
             yield jpeg
 
 
-def _hand_key(scan: dict | None) -> str | None:
-    """What makes two readings the same hand."""
-    if not scan or not scan.get("hand"):
+@dataclasses.dataclass(frozen=True)
+class _Seen:
+    """One reading of the table camera: the tiles as read, before any situation applies."""
+    detections: list
+    width: int
+    height: int
+    plain: dict          # the scan without a situation (boxes, roles)
+    key: str | None      # what makes two readings the same tiles (None: no hand in view)
+
+
+def _tiles_key(scan: dict) -> str | None:
+    """The tiles of the hands and where they lie in the layout; positions jitter, so not those."""
+    tiles = [t for t in scan.get("tiles", []) if t.get("hand") is not None or t.get("role") == "dora"]
+    if not any(t.get("hand") is not None for t in tiles):
         return None
-    hand = scan["hand"]
-    melds = ",".join(f"{m.get('type')}{m.get('tiles')}{m.get('open')}" for m in hand.get("melds") or [])
-    return f"{hand.get('concealed')}|{melds}|{hand.get('win_tile')}|{hand.get('dora_indicators')}"
+    return "|".join(sorted(f"{t.get('hand')}:{t.get('role')}:{t.get('meld')}:{t['tile']}" for t in tiles))
+
+
+def _boxes_only(scan: dict) -> dict:
+    """The scan for drawing every box, without a score: the stream is shared by viewers
+    whose situations (and so scores) differ; each page shows its own score."""
+    return {"tiles": scan.get("tiles", []), "hands": [{"tiles": []}]}
 
 
 class _Capture:
@@ -334,8 +386,9 @@ class TableAssistant:
     """Everything the pages and the API do, behind one object per app."""
 
     def __init__(self, database: str, recognizer: Any = None, model: str | None = None,
-                 camera: Any = None, live_interval: float = 1.0):
+                 camera: Any = None, live_interval: float = 1.0, max_upload: int = MAX_UPLOAD_BYTES):
         self.store = CheckStore(database)
+        self.max_upload = max_upload
         self._recognizer = _SerialRecognizer(recognizer) if recognizer is not None else None
         self._model = model
         self._load_lock = threading.Lock()
@@ -422,10 +475,24 @@ class TableAssistant:
         except scan_module.ScanError as error:
             raise ServiceError(str(error)) from None
 
+    def scan_detections(self, detections: list, width: int, height: int, context: dict,
+                        rules: str, options: dict | None = None, name: str = "photo") -> dict[str, Any]:
+        """The scan of tiles already read (the live feed reads once, lays out per viewer)."""
+        scan_module = _vision_scan()
+        try:
+            return scan_module.scan_detections(detections, width, height, context=context,
+                                               rules=rules, options=options, name=name)
+        except OptionError as error:
+            raise ServiceError(str(error)) from None
+        except scan_module.ScanError as error:
+            raise ServiceError(str(error)) from None
+
     def decode(self, data: bytes) -> Any:
         """Image bytes -> BGR array; only images pass."""
         if not data:
             raise ServiceError("no photo was sent: choose or take a photo first")
+        if len(data) > self.max_upload:
+            raise ServiceError(too_large_message(self.max_upload), 413)
         scan_module = _vision_scan()
         try:
             return scan_module.decode_image(data)
@@ -439,7 +506,7 @@ class TableAssistant:
         options = _options(fields.get("options"))
         context_fields: Any = fields
         if fields.get("context"):
-            context_fields = _options(fields.get("context"))  # a JSON object, like options
+            context_fields = _context_object(fields.get("context"))  # a JSON object, like options
         context = context_from_fields(context_fields)
         image = self.decode(data)
         scan = self.scan_image(image, context, rules, options, name=_safe_name(filename))
@@ -491,6 +558,8 @@ class TableAssistant:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
             raise ServiceError("photo is not valid base64") from None
+        if len(data) > self.max_upload:
+            raise ServiceError(too_large_message(self.max_upload), 413)
         if image_extension(data) is None:
             raise ServiceError("only photos can be attached (JPEG, PNG, WebP, GIF, BMP or TIFF)")
         try:
@@ -504,7 +573,8 @@ class TableAssistant:
         return [check.to_dict() for check in self.store.list(limit, offset)]
 
     def check(self, check_id: int) -> Check:
-        check = self.store.get(check_id)
+        # SQLite ids are 64-bit: a larger number is no check either (not an overflow)
+        check = self.store.get(check_id) if 0 < check_id < 2 ** 63 else None
         if check is None:
             raise ServiceError(f"there is no check number {check_id}", 404)
         return check
@@ -560,16 +630,15 @@ class TableAssistant:
         return self._live
 
     def live_status(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        """GET /api/live: the camera's readings; the page's rules and situation (query
-        fields like those of a scan) apply to the next pictures."""
+        """GET /api/live: the camera's readings, laid out and scored in the rules and
+        situation of this request's query fields (named like those of a scan)."""
         feed = self.live()
         if feed is None:
             raise ServiceError("no table camera: start the app with --camera 0 (or a file or URL), "
                                "or use the browser's camera", 404)
-        if fields:
-            feed.use(context_from_fields(fields), _rules_name(fields.get("rules")),
-                     _options(fields.get("options")))
-        return feed.status()
+        # every request brings its own situation: two viewers never share one
+        return feed.status(context_from_fields(fields), _rules_name(fields.get("rules")),
+                           _options(fields.get("options")))
 
     def close(self) -> None:
         if self._live is not None:

@@ -70,6 +70,17 @@
     return `${tile[0]} of ${SUIT_NAMES[tile[1]]}`;
   }
 
+  /** A short name for a label on the photo, where "5z" would mean nothing to a player. */
+  const SHORT_HONOURS = { "1z": "E", "2z": "S", "3z": "W", "4z": "N", "5z": "Wh", "6z": "Gr", "7z": "Rd" };
+  const SUIT_LETTER = { m: "C", p: "D", s: "B" };
+  function shortName(tile) {
+    if (tile === "back") return "back";
+    if (SHORT_HONOURS[tile]) return SHORT_HONOURS[tile];
+    if (tile[1] === "f") return (Number(tile[0]) <= 4 ? "F" : "S") + (((Number(tile[0]) - 1) % 4) + 1);
+    if (SUIT_LETTER[tile[1]]) return (tile[0] === "0" ? "red 5" : tile[0]) + SUIT_LETTER[tile[1]];
+    return tile;
+  }
+
   /** A tile picture: pure CSS, the face in large type and the suit in small. */
   function tileElement(code, { onClick = null, classes = [], label = null } = {}) {
     const element = document.createElement(onClick ? "button" : "span");
@@ -651,7 +662,7 @@
     if (!file) return "no photo chosen";
     if (file.type && !file.type.startsWith("image/")) return `${file.name || "that file"} is not a photo: choose a JPEG or PNG image`;
     if (file.size > LIMITS.max_upload_mb * 1024 * 1024) {
-      return `the photo is ${(file.size / 1048576).toFixed(1)} MB; photos up to ${LIMITS.max_upload_mb} MB are accepted`;
+      return `the photo is ${(file.size / 1048576).toFixed(1)} MB; photos up to ${Number(LIMITS.max_upload_mb.toPrecision(3))} MB are accepted`;
     }
     return null;
   }
@@ -710,7 +721,7 @@
       });
       const tag = document.createElement("span");
       tag.className = "tag";
-      tag.textContent = tile.face_down ? "back" : s ? s.code : `${tile.tile}?`;
+      tag.textContent = tile.face_down ? "back" : s ? shortName(s.code) + (s.doubtful ? "?" : "") : `${shortName(tile.tile)}?`;
       box.title = tile.face_down ? "face-down tile" : s ? `${tileName(s.code)} (${Math.round(100 * tile.confidence)}% sure)` : `${tileName(tile.tile)}: not used in the hand`;
       box.append(tag);
       box.addEventListener("click", () => onClick(index));
@@ -823,6 +834,10 @@
       const found = (scan.tiles || []).length;
       if (scan.error) {
         setStatus(status, `${found} tiles found. ${sentence(scan.error)} Click a tile to correct it, or add the missing one.`, "warn");
+      } else if (editor.state.slots().some((s) => s.doubtful)) {
+        // not "all read" in green while a doubted tile may be what spoils the score
+        const doubted = editor.state.slots().filter((s) => s.doubtful).length;
+        setStatus(status, `${found} tiles found; the camera is not sure of ${doubted === 1 ? "one" : doubted} (marked in orange): click ${doubted === 1 ? "it" : "them"} to check.`, "warn");
       } else {
         setStatus(status, `${found} tiles found and read. Click any tile to correct it.`, "ok");
       }
