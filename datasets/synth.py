@@ -737,6 +737,80 @@ def render_scene(rng: np.random.Generator, size: int | tuple[int, int] = 640, **
     return res.image, res.boxes
 
 
+def render_screen_capture(rng: np.random.Generator, size: int | tuple[int, int] = 640, *,
+                          styles: Sequence[Style] | None = None) -> tuple[np.ndarray, list[TileBox]]:
+    """A screen capture of a digital hand, the way the real sets hold them: flat tiles in one
+    column (or row), faces mostly upright, the narrow picture STRETCHED to ``size`` (so a
+    tile's box is the full width and a tenth of the height).  Real training photos have none
+    of these; the detector and classifier learn them from here."""
+    if styles is None:
+        styles = load_styles()
+    st = styles[int(rng.integers(len(styles)))]
+    names = [n for n in st.names if n != BACK] or list(st.names)
+    count = int(rng.integers(5, 15))
+    column = rng.random() < 0.75
+    turn = int(rng.choice([1, 3])) if rng.random() < 0.3 else 0  # mostly upright faces, as captured
+    tex_h = 128
+    ivory = np.array(st.face_colour, np.float32)
+    tiles: list[np.ndarray] = []
+    faces = [str(rng.choice(names)) for _ in range(count)]
+    for face in faces:
+        tex = cv2.resize(st.texture(face, tex_h), (tex_h * 3 // 4, tex_h), interpolation=cv2.INTER_AREA)
+        body = np.empty((tex_h + 12, tex_h * 3 // 4 + 12, 3), np.float32)
+        body[:] = ivory * rng.uniform(0.92, 1.02)
+        body[6:-6, 6:-6] = tex[:, :, :3]
+        body[:, :3] *= 0.8  # a bevel edge, as the game draws its tiles
+        body[-3:, :] *= 0.75
+        tiles.append(np.ascontiguousarray(np.rot90(body, turn)))
+    gap = int(rng.integers(0, 4))
+    if column:
+        width = max(t.shape[1] for t in tiles)
+        strip = np.full((sum(t.shape[0] + gap for t in tiles), width, 3), 60, np.float32)
+    else:
+        height = max(t.shape[0] for t in tiles)
+        strip = np.full((height, sum(t.shape[1] + gap for t in tiles), 3), 60, np.float32)
+    spans, at = [], 0
+    for t in tiles:
+        if column:
+            strip[at:at + t.shape[0], :t.shape[1]] = t
+            spans.append((0, at, t.shape[1], at + t.shape[0]))
+            at += t.shape[0] + gap
+        else:
+            strip[:t.shape[0], at:at + t.shape[1]] = t
+            spans.append((at, 0, at + t.shape[1], t.shape[0]))
+            at += t.shape[1] + gap
+    # soft light across the strip, a colour cast, then the stretch to the output size
+    ramp = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(0.9, 1.1), strip.shape[0 if column else 1])
+    strip *= ramp[:, None, None] if column else ramp[None, :, None]
+    strip *= np.array([rng.uniform(0.9, 1.08) for _ in range(3)], np.float32)
+    out_w, out_h = (size, size) if isinstance(size, int) else size
+    sx, sy = out_w / strip.shape[1], out_h / strip.shape[0]
+    image = cv2.resize(np.clip(strip, 0, 255).astype(np.uint8), (out_w, out_h), interpolation=cv2.INTER_LINEAR)
+    boxes = [TileBox(tile=face, cls=class_index(face), box=(x1 * sx, y1 * sy, x2 * sx, y2 * sy), face=face,
+                     face_down=False, sideways=turn % 2 == 1, standing=False, group="screen", player=-1,
+                     index=k)
+             for k, (face, (x1, y1, x2, y2)) in enumerate(zip(faces, spans))]
+    return image, boxes
+
+
+def generate_screen_captures(out: Path, count: int, seed: int = 0, *, size: int = 640,
+                             art_dirs=None) -> int:
+    """Write ``count`` screen captures (``render_screen_capture``) as YOLO samples under
+    ``out`` (images/, labels/), named ``screen_s{seed}_{index}``; returns the labels written."""
+    out = Path(out)
+    for sub in ("images", "labels"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    styles = load_styles(art_dirs)
+    written = 0
+    for index in range(count):
+        image, boxes = render_screen_capture(scene_rng(seed + 7919, index), size, styles=styles)
+        stem = f"screen_s{seed}_{index:06d}"
+        (out / "images" / f"{stem}.jpg").write_bytes(R.jpeg(image, 90))
+        (out / "labels" / f"{stem}.txt").write_text("".join(b.yolo(size, size) + "\n" for b in boxes))
+        written += len(boxes)
+    return written
+
+
 def scene_rng(seed: int, index: int) -> np.random.Generator:
     """The generator of image ``index`` of a run with ``seed`` (independent of workers)."""
     return np.random.default_rng([int(seed), int(index)])

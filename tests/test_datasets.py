@@ -308,3 +308,29 @@ def test_one_ultralytics_training_step(tmp_path, monkeypatch):
     assert weights.is_file() and weights.stat().st_size > 100_000
     assert YOLO(str(weights)).names == dict(enumerate(CLASS_NAMES))
     assert not list(tmp_path.glob("*.pt"))  # nothing downloaded into the working folder
+
+
+def test_screen_capture_tiles_fill_the_stretched_picture(styles):
+    for index in range(6):
+        image, boxes = synth.render_screen_capture(synth.scene_rng(5, index), 640, styles=styles)
+        assert image.shape == (640, 640, 3)
+        assert 5 <= len(boxes) <= 14
+        # one column (or row) of tiles, each spanning the picture across, in order
+        column = boxes[0].box[2] - boxes[0].box[0] > 500
+        across = [(b.box[0], b.box[2]) if column else (b.box[1], b.box[3]) for b in boxes]
+        along = [b.box[1] if column else b.box[0] for b in boxes]
+        assert all(lo == 0 and hi > 500 for lo, hi in across)
+        assert along == sorted(along)
+        for b in boxes:
+            assert b.tile == CLASS_NAMES[b.cls] and b.tile != "back"
+            x1, y1, x2, y2 = (int(v) for v in b.box)
+            assert image[y1:y2, x1:x2].std() > 10  # a face is drawn there, not empty cloth
+
+
+def test_screen_captures_write_yolo_samples(tmp_path, styles):
+    written = synth.generate_screen_captures(tmp_path, 3, seed=2, art_dirs=[ART])
+    labels = sorted((tmp_path / "labels").glob("*.txt"))
+    assert len(labels) == 3 and len(list((tmp_path / "images").glob("*.jpg"))) == 3
+    rows = [line.split() for f in labels for line in f.read_text().splitlines()]
+    assert len(rows) == written
+    assert all(0 <= int(r[0]) < NUM_CLASSES and 0 < float(r[3]) <= 1 for r in rows)

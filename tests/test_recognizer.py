@@ -111,6 +111,26 @@ def test_square_crop_pads_a_tall_box_without_cutting_it():
     assert (crop[:, :10] == 114).all() and (crop[:, 30:] == 114).all()
 
 
+def test_square_crop_squeezes_a_stretched_box_back_to_a_tile_shape():
+    # a screen capture stretched to a square: one tile 640 wide and 60 high
+    image = np.zeros((60, 640, 3), np.uint8)
+    image[:, :320] = 255
+    crop = square_crop(image, (0, 0, 640, 60), margin=0.0, size=64)
+    grey = (crop == 114).all(axis=2).mean()
+    # squeezed to 4:3 the face fills 3/4 of the square; padded as it is, it would fill 1/10
+    assert 0.2 < grey < 0.3
+    # both halves of the face survive, side by side
+    face = crop[~(crop == 114).all(axis=2).all(axis=1)]
+    assert face[:, :28].mean() > 200 and face[:, 36:].mean() < 60
+
+
+def test_square_crop_keeps_a_sideways_tile_as_it_is():
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[10:40, 10:50] = 255  # 40 x 30: a tile turned sideways, not stretched
+    crop = square_crop(image, (10, 10, 50, 40), margin=0.0, size=40)
+    assert crop[5:35].min() == 255 and (crop[:5] == 114).all()
+
+
 # ------------------------------------------------------------------ the model
 
 def _art_row() -> np.ndarray | None:

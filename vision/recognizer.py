@@ -21,6 +21,8 @@ DETECTOR_FILE = "tile_detector.pt"
 CLASSIFIER_FILE = "tile_classifier.pt"
 CLASSIFIER_SIZE = 64
 CROP_MARGIN = 0.08
+TILE_RATIO = 4 / 3   # long side / short side of a tile face
+STRETCHED = 2.2      # a box longer than this times its width is not a tile's true shape
 
 
 def square_crop(image: np.ndarray, box: tuple[float, float, float, float], margin: float = CROP_MARGIN,
@@ -34,6 +36,14 @@ def square_crop(image: np.ndarray, box: tuple[float, float, float, float], margi
     x1, y1 = max(0, int(round(x1 - mx))), max(0, int(round(y1 - my)))
     x2, y2 = min(w, int(round(x2 + mx))), min(h, int(round(y2 + my)))
     crop = image[y1:max(y2, y1 + 1), x1:max(x2, x1 + 1)]
+    ch, cw = crop.shape[:2]
+    # A box far longer than any tile (a photo stretched to a square, as screen captures in
+    # the real sets are) is squeezed back to a sideways tile's shape: padding it instead
+    # would leave the face a thin strip.
+    if cw > STRETCHED * ch:
+        crop = cv2.resize(crop, (max(1, round(ch * TILE_RATIO)), ch), interpolation=cv2.INTER_AREA)
+    elif ch > STRETCHED * cw:
+        crop = cv2.resize(crop, (cw, max(1, round(cw * TILE_RATIO))), interpolation=cv2.INTER_AREA)
     ch, cw = crop.shape[:2]
     side = max(ch, cw)
     top, left = (side - ch) // 2, (side - cw) // 2

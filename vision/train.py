@@ -37,6 +37,7 @@ from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, s
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
 SYNTH_CROPS_PER_CLASS = 500
+SCREEN_CROPS_PER_CLASS = 120
 REAL_SETS = ("chinese-mixed", "riichi-tray")
 # One photo in DEV_EVERY (by its original name, so all augmented copies go together) is
 # kept out of training as the development split: it picks checkpoints and measures the
@@ -138,6 +139,20 @@ def synth_scenes(work: Path, count: int, seed: int) -> list[Path]:
     return sorted(images.glob("*.jpg"))
 
 
+def screen_captures(work: Path, count: int, seed: int) -> list[Path]:
+    """Images of `count` synthetic screen captures (datasets.synth.render_screen_capture),
+    rendered once into WORK/screens-COUNT-SEED: the real training photos have none."""
+    if count <= 0:
+        return []
+    out = work / f"screens-{count}-{seed}"
+    images = out / "images"
+    if not (images.exists() and len(list(images.glob("*.jpg"))) >= count):
+        from datasets.synth import generate_screen_captures
+        print(f"train: rendering {count} screen captures into {out}")
+        generate_screen_captures(out, count, seed)
+    return sorted(images.glob("*.jpg"))
+
+
 def _link(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     if dst.exists() or dst.is_symlink():
@@ -147,13 +162,15 @@ def _link(src: Path, dst: Path) -> None:
 
 # ------------------------------------------------------------------- detector data
 
-def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed: int = 0) -> Path:
+def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed: int = 0,
+                          screen_count: int = 0) -> Path:
     """A one-class YOLO dataset in WORK/detector-data; returns its data.yaml."""
     root = work / "detector-data"
     if root.exists():
         shutil.rmtree(root)
     counts = {"train": 0, "val": 0}
-    for image in real_images(data_dir, "train") + synth_scenes(work, synth_count, seed):
+    for image in (real_images(data_dir, "train") + synth_scenes(work, synth_count, seed)
+                  + screen_captures(work, screen_count, seed)):
         split = "val" if (is_dev_photo(image.name) and "synth" not in str(image)) else "train"
         prefix = image.parts[-4] if "real" in image.parts else "synth"
         name = f"{prefix}__{image.name}"
@@ -213,8 +230,9 @@ def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
 
 
 def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
-                            synth_count: int = 0, max_per_class: int = 1500) -> Path:
-    """An image-folder dataset (train/CLASS, val/CLASS) of square 64 px tile crops."""
+                            synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
+                            size: int = CLASSIFIER_SIZE) -> Path:
+    """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
@@ -251,7 +269,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 continue
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             margin = rng.uniform(0.0, 0.15) if split == "train" else 0.08
-            crop = square_crop(image, box, margin)
+            crop = square_crop(image, box, margin, size)
             turns = rng.randrange(4) if split == "train" else 0
             save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
     print(f"train: classifier crops from real photos: {written}")
@@ -271,7 +289,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
             copies = art_copies * (3 if name in ("0m", "0p", "0s", "back") else 1)
             for k in range(copies):
                 view = _augment_art(tile, rng)
-                crop = square_crop(view, (0, 0, view.shape[1], view.shape[0]), rng.uniform(0, 0.1))
+                crop = square_crop(view, (0, 0, view.shape[1], view.shape[0]), rng.uniform(0, 0.1), size)
                 turns = k % 4
                 save(_rotate(crop, turns), "train", name, f"art_{style.name}_{k}_{turns}")
 
@@ -285,7 +303,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 if name not in CLASS_NAMES or image is None:
                     continue
                 for k in range(4):
-                    crop = square_crop(image, (0, 0, image.shape[1], image.shape[0]), 0.0)
+                    crop = square_crop(image, (0, 0, image.shape[1], image.shape[0]), 0.0, size)
                     save(_rotate(crop, k), "train", name, f"crops{n}_{k}")
 
     # 4. synthetic scenes (face-down tiles, red fives, sideways tiles in context)
@@ -300,8 +318,21 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
             if 0 <= cls < NUM_CLASSES and synth_per_class[cls] < SYNTH_CROPS_PER_CLASS:
                 synth_per_class[cls] += 1
                 box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-                crop = square_crop(image, box, rng.uniform(0.0, 0.15))
+                crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
                 save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"synth{n}_{k}")
+    # 5. screen captures (stretched digital tiles; square_crop squeezes them back)
+    screen_per_class: Counter = Counter()
+    for n, image_path in enumerate(screen_captures(work, screen_count, seed + 1)):
+        image = cv2.imread(str(image_path))
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        for k, (cls, cx, cy, bw, bh) in enumerate(read_yolo_labels(label_path_for(image_path))):
+            if 0 <= cls < NUM_CLASSES and screen_per_class[cls] < SCREEN_CROPS_PER_CLASS:
+                screen_per_class[cls] += 1
+                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                crop = square_crop(image, box, rng.uniform(0.0, 0.06), size)
+                save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"screen{n}_{k}")
     print(f"train: classifier data {written['train']} train / {written['val']} val crops -> {root}")
     return root
 
@@ -317,7 +348,14 @@ def _train(stage: str, model_cfg: str, data: str, args: argparse.Namespace, **ex
     budget_hours = args.time_budget / 60 if args.time_budget else None
     device = pick_device(args.device)
     started = time.time()
-    if args.resume and last.exists():
+    if getattr(args, "init", None):
+        # a new run that starts from given weights (e.g. the shipped model, to train it on
+        # changed data or at another size) rather than from the bare config
+        print(f"train: new {stage} run from the weights {args.init}")
+        YOLO(str(args.init)).train(data=data, epochs=args.epochs, time=budget_hours, device=device,
+                                   project=str(run_dir.parent), name=stage, exist_ok=True,
+                                   amp=False, plots=False, seed=args.seed, **extra)
+    elif args.resume and last.exists():
         import torch
         checkpoint = torch.load(last, map_location="cpu", weights_only=False)
         unfinished = checkpoint.get("epoch", -1) >= 0
@@ -368,15 +406,27 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-budget", type=float, default=None,
                         help="minutes of training this session (the schedule is fitted to it)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    parser.add_argument("--init", default=None,
+                        help="start a new run from these weights (e.g. models/tile_classifier.pt)")
     parser.add_argument("--device", default="auto", help="auto, cpu, or a CUDA index")
     parser.add_argument("--imgsz", type=int, default=None,
                         help="detector: photo size (default 416); classifier: crop size (default 64)")
     parser.add_argument("--batch", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synth", type=int, default=0, help="synthetic scenes to add (0: none)")
+    parser.add_argument("--screens", type=int, default=0,
+                        help="synthetic screen captures to add (the real training photos have none)")
+    parser.add_argument("--rebuild-data", action="store_true",
+                        help="with --resume: regenerate the training set (e.g. to add --synth) but keep the weights")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--lr0", type=float, default=None,
                         help="classifier: initial learning rate (default 0.002; lower to fine-tune)")
+    parser.add_argument("--erasing", type=float, default=0.0,
+                        help="classifier: probability of random erasing (regularises a model that overfits)")
+    parser.add_argument("--auto-augment", choices=("none", "randaugment", "augmix", "autoaugment"),
+                        default="none", help="classifier: torchvision automatic augmentation policy")
+    parser.add_argument("--scale", type=float, default=0.1,
+                        help="classifier: random-resized-crop keeps between 1-SCALE and all of the crop")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
 
 
@@ -386,20 +436,22 @@ def run(args: argparse.Namespace) -> int:
     # --resume reuses the training set already generated in WORK, if there is one
     if args.stage == "detector":
         yaml = work / "detector-data" / "data.yaml"
-        if not (args.resume and yaml.exists()):
-            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed)
+        if not (args.resume and yaml.exists()) or args.rebuild_data:
+            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens)
         weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or 416,
                          batch=args.batch or 16, workers=args.workers, cache="ram", patience=100,
                          degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True)
         target = DETECTOR_FILE
     else:
         folder = work / "classifier-data"
-        if not (args.resume and folder.exists()):
-            folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth)
+        if not (args.resume and folder.exists()) or args.rebuild_data:
+            folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
+                                             screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE)
         weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
                          imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
-                         workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=0.1, erasing=0.0,
-                         hsv_h=0.0, hsv_s=0.3, hsv_v=0.3, auto_augment=None,
+                         workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=args.scale,
+                         erasing=args.erasing, hsv_h=0.0, hsv_s=0.3, hsv_v=0.3,
+                         auto_augment=None if args.auto_augment == "none" else args.auto_augment,
                          # ultralytics' automatic choice for 46 classes is AdamW at 2e-4, far
                          # too slow for the few epochs a CPU allows
                          optimizer="AdamW", lr0=args.lr0 or 0.002, warmup_epochs=0.5)
