@@ -440,7 +440,10 @@ def run(args: argparse.Namespace) -> int:
             yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens)
         weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or 416,
                          batch=args.batch or 16, workers=args.workers, cache="ram", patience=100,
-                         degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True)
+                         degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True,
+                         # what ultralytics picks by itself for a run this short; a run from
+                         # trained weights needs little warm-up
+                         optimizer="AdamW", lr0=args.lr0 or 0.002, warmup_epochs=1.0 if args.init else 3.0)
         target = DETECTOR_FILE
     else:
         folder = work / "classifier-data"
