@@ -101,6 +101,15 @@ def test_augmented_copies_share_their_photo_and_split():
     assert photo_source("367362342_966412384458625_1506370883166840771_n_jpg.rf.0.jpg") == "single-tiles"
 
 
+def test_rotated_copies_are_told_by_their_square_label_boxes():
+    from vision.evaluate import inflated_labels
+    upright = [Truth("1m", (10 + 30 * k, 10, 40 + 30 * k, 50)) for k in range(14)]  # 30 x 40 faces
+    tilted = [Truth("1m", (10 + 30 * k, 10, 48 + 30 * k, 50)) for k in range(14)]   # 38 x 40 boxes
+    assert not inflated_labels(upright)
+    assert inflated_labels(tilted)
+    assert not inflated_labels(tilted[:3])  # too few tiles to judge
+
+
 def test_square_crop_pads_a_tall_box_without_cutting_it():
     image = np.zeros((100, 100, 3), np.uint8)
     image[10:50, 20:40] = 255  # a white 20 x 40 tile

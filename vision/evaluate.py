@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -178,8 +179,19 @@ class PeerRecognizer:
                 for d in predict(prepared, padding)]
 
 
+def inflated_labels(truths: list[Truth]) -> bool:
+    """Whether a photo's labels are the upright boxes of tilted tiles: Roboflow's rotated
+    copies keep a box around each rotated box, so a tile's box comes out nearly square and
+    larger than the tile, and a tight detection of it can fall below IoU 0.5.  A tile's face
+    is 3:4; boxes whose median short/long side is above 0.88 are inflated."""
+    if len(truths) < 5:
+        return False
+    ratios = [min(x2 - x1, y2 - y1) / max(x2 - x1, y2 - y1, 1e-6) for x1, y1, x2, y2 in (t.box for t in truths)]
+    return float(np.median(ratios)) > 0.88
+
+
 def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),
-             ) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
+             progress: bool = True) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
     """Scores per source, the confusion counts, and one record per image."""
     import cv2
     scores: dict[str, SourceScore] = defaultdict(SourceScore)
@@ -190,6 +202,8 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
         if image is None:
             continue
         truths = read_truths(label_path, image.shape[1], image.shape[0])
+        if source.endswith("hand-rows") and inflated_labels(truths):
+            source += " (rotated copies)"
         started = time.perf_counter()
         detections = recognizer.detect(image)
         seconds = time.perf_counter() - started
@@ -198,6 +212,8 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
         scores[source].add(score, seconds)
         scores["all"].add(score, seconds)
         confusions.update(score.confusions)
+        if progress and (len(records) + 1) % 50 == 0:
+            print(f"  {len(records) + 1}/{len(items)} images", file=sys.stderr, flush=True)
         records.append({"image": image_path.name, "source": source, "labelled": score.labelled,
                         "detected": score.detected, "correct": score.correct, "exact": score.exact,
                         "confusions": score.confusions, "missed": score.missed})
