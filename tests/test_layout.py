@@ -465,3 +465,131 @@ def test_real_photographed_hands_lay_out_as_one_hand():
         hands = layout.hands
         whole += len(hands) == 1 and hands[0].tile_count + len(hands[0].flowers) == len(detections)
     assert whole >= 0.9 * len(photos), f"{whole} of {len(photos)} photos laid out as one whole hand"
+
+
+# --------------------------------------------------------------------------- added kongs, rotations
+
+def added_kong_items(y: float = 0.0) -> list:
+    """10 concealed tiles, the winning 1z set apart, and a pung of 7z called from the right
+    (its last tile sideways) with the fourth 7z laid across the called tile, away from the
+    player: an added kong."""
+    items, x = row(CONCEALED + ["1z"], y=y, apart_before=(10,))
+    pung, _ = row(["7z", "7z", "7z"], x=x + 20, y=y, sideways=(2,))
+    called_x = pung[2][1]
+    added = [("7z", called_x, y - TILE_W - 1.0, True)]  # y grows towards the player
+    return items + pung + added
+
+
+@pytest.mark.parametrize("angle", [0, 15, 30, 45, 60, 90, 135, 200, 225, 250, 300, 330])
+def test_an_added_kong_is_one_kong_at_any_rotation(angle):
+    detections = place(added_kong_items(), angle)
+    layout = find_layout(detections)
+    assert len(layout.hands) == 1 and layout.unassigned == []
+    hand = layout.hands[0]
+    assert summary(hand) == (sorted(CONCEALED + ["1z"]), "1z", [("kong", True, "7z7z7z7z")])
+    kong, = hand.melds
+    assert kong.indices[-1] == 14  # the tile laid across comes last
+    assert hand.tile_count == 14 + hand.kong_count
+
+
+def test_the_tile_laid_across_stays_out_of_the_meld_row():
+    """Its own row of one: it must not take the called tile's place in the row (near a
+    diagonal the two tiles' boxes point at each other and would link as a row of two)."""
+    detections = place(added_kong_items(), 45)
+    rows = find_rows(detections)
+    assert [14] in rows
+    assert any(set(range(11, 14)) <= set(r) for r in rows)
+
+
+def test_a_lone_tile_beside_an_unrelated_tile_is_not_an_added_kong():
+    """A tile of the same face lying across an ordinary tile (no pung) is not a kong."""
+    items, x = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z".split())
+    stray = [("4p", items[3][1], -TILE_W - 1.0, True)]
+    hand = find_layout(place(items + stray, 45)).hands[0]
+    assert hand.melds == [] and hand.kong_count == 0
+
+
+def turned(scene, angle: float, exact: bool) -> list[TileDetection]:
+    """The scene's labelled tiles in the photo turned by ``angle`` degrees: the boxes of the
+    turned tiles (``exact``), or the boxes of the turned boxes (as Roboflow turns a labelled
+    photo: larger than the tile near the diagonal)."""
+    height, width = scene.ids.shape
+    a = math.radians(angle)
+    turn = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    centre = np.array([width / 2, height / 2])
+    position = {id(t): k for k, t in enumerate(scene.tiles)}
+    out = []
+    for box in scene.boxes:
+        if exact:
+            k = position[id(box)]
+            ys, xs = np.nonzero((scene.ids == 2 * k + 2) | (scene.ids == 2 * k + 3))
+            points = np.stack([xs + 0.5, ys + 0.5], axis=1)
+            p = (points - centre) @ turn.T + centre
+            (x1, y1), (x2, y2) = p.min(axis=0) - 0.5, p.max(axis=0) + 0.5
+        else:
+            x1, y1, x2, y2 = box.box
+            p = (np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]) - centre) @ turn.T + centre
+            (x1, y1), (x2, y2) = p.min(axis=0), p.max(axis=0)
+        out.append(TileDetection(box.tile, (float(x1), float(y1), float(x2), float(y2)), 1.0))
+    return out
+
+
+#: Generated hands (seed 7) with an added kong, seen from above; 58 also has a concealed kong.
+ADDED_KONG_SCENES = (58, 192, 408, 1207)
+
+
+@pytest.mark.parametrize("index", ADDED_KONG_SCENES)
+def test_synthetic_added_kongs(index):
+    from datasets import synth
+    scene = synth.render_scene_full(synth.scene_rng(7, index), 640, styles=art_styles(), kind="hand",
+                                    effects=False)
+    hand_meta = first_hand(scene)
+    assert any(m["added"] for m in hand_meta["melds"])
+    goal = expected(hand_meta)
+    for detections in (truth(scene), turned(scene, 45, exact=True), turned(scene, 45, exact=False),
+                       turned(scene, 120, exact=False)):
+        hand = own_hand(find_layout(detections), scene, 0)
+        assert read(hand) == goal
+        added = [k for k, b in enumerate(scene.boxes) if b.group == "meld" and b.player == 0 and
+                 hand_meta["melds"][b.meld]["added"] and b.index == 3]
+        assert added and all(any(k in m.indices and m.type == "kong" for m in hand.melds) for k in added)
+
+
+def with_rotation(detections: list[TileDetection], angle: float, sideways: set[int]) -> list[TileDetection]:
+    """The detections with the recogniser's rotation: the hand's frame turned by ``angle``,
+    called tiles a further quarter turn."""
+    return [TileDetection(d.tile, d.box, d.confidence, rotation=(angle + (90 if k in sideways else 0)) % 360)
+            for k, d in enumerate(detections)]
+
+
+@pytest.mark.parametrize("angle", [45, 135, 225, 315, 10, 190])
+def test_tile_rotations_give_the_reading_direction_of_an_unsorted_hand(angle):
+    """Nothing in the boxes says which end is the player's left (no melds, nothing set apart,
+    tiles unsorted); the recogniser's rotation does: the tiles' tops point away from the player."""
+    tiles = "9s 2m 7p 1z 4m 3s 8m 2p 6s 5z 1m 9p 4s".split()
+    items, _ = row(tiles)
+    detections = with_rotation(place(items, angle), angle, set())
+    hand = find_layout(detections).hands[0]
+    assert hand.concealed == tiles
+    assert hand.direction_from == "tile rotation"
+
+
+def test_tile_rotations_say_which_tiles_lie_sideways_when_boxes_cannot():
+    """Square boxes (a detector that pads its boxes) show no shape; the rotation shows the
+    called tile."""
+    for angle in (0, 90, 180):
+        square = []
+        for d in place(hand_items(), angle):
+            cx, cy = d.center
+            square.append(TileDetection(d.tile, (cx - 24, cy - 24, cx + 24, cy + 24), d.confidence))
+        layout = find_layout(with_rotation(square, angle, {11}))
+        assert layout.sideways == [11], angle
+        assert summary(layout.hands[0]) == EXPECTED, angle
+
+
+def test_rotation_is_optional_and_round_trips():
+    plain = TileDetection("1m", (0, 0, 30, 40), 0.9)
+    assert plain.rotation is None and plain.top is None and "rotation" not in plain.to_dict()
+    turned_tile = TileDetection("1m", (0, 0, 30, 40), 0.9, rotation=90)
+    assert turned_tile.to_dict()["rotation"] == 90.0
+    assert np.allclose(turned_tile.top, (1.0, 0.0))  # its top points to the right of the image

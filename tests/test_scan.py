@@ -17,10 +17,11 @@ from rules.registry import score
 from vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
 from vision.detections import TileDetection
 from vision.scan import (
-    ScanError, annotate, decode_image, exif_orientation, image_size, scan_detections, scan_image,
+    ScanError, annotate, decode_image, detections_from_json, exif_orientation, image_size, scan_detections,
+    scan_image,
 )
 
-from test_layout import place, row
+from test_layout import TILE_W, place, row
 
 
 # --------------------------------------------------------------------------- decoding
@@ -454,3 +455,34 @@ def test_camera_reads_a_video_file_and_watch_waits_for_a_stable_hand(tmp_path):
 def test_camera_that_cannot_be_opened(tmp_path):
     with pytest.raises(CameraError, match="cannot open"):
         Camera(str(tmp_path / "missing.mp4"))
+
+
+@pytest.mark.parametrize("angle", [0, 40, 135])
+def test_an_added_kong_is_scored_as_a_kong(angle):
+    """A pung of East called from the right, the fourth laid across the called tile:
+    15 tiles, one of them a kong, scored as a winning hand (not "15 tiles, 14 expected")."""
+    items, x = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z".split(), apart_before=(10,))
+    pung, _ = row(["1z", "1z", "1z"], x=x + 20, sideways=(2,))
+    added = [("1z", pung[2][1], -TILE_W - 1.0, True)]
+    detections = place(items + pung + added, angle, centre=(500, 500))
+    scan = scan_detections(detections, 1000, 1000, {"seat_wind": "E"}, "rode-draak")
+    assert "error" not in scan, scan.get("error")
+    assert scan["hand"]["melds"] == [{"type": "kong", "tiles": "1111z", "open": True}]
+    assert scan["hand"]["win_tile"] == "5z" and scan["result"]["valid"]
+    assert scan["tiles"][14]["role"] == "meld" and scan["tiles"][14]["sideways"] is True
+
+
+def test_the_recognisers_rotation_travels_through_json():
+    """A tile entry with a rotation (an added, optional field) becomes a TileDetection with
+    it, and a scan writes it back; entries without it stay as they were."""
+    tiles = "9s 2m 7p 1z 4m 3s 8m 2p 6s 5z 1m 9p 4s 4s".split()
+    items, _ = row(tiles, apart_before=(13,))
+    detections = place(items, 225, centre=(500, 500))
+    entries = [dict(d.to_dict(), rotation=225.0) for d in detections]
+    read_back = [detections_from_json(e) for e in entries]
+    assert all(d.rotation == 225.0 for d in read_back)
+    scan = scan_detections(read_back, 1000, 1000, {}, "rode-draak")
+    assert [t["rotation"] for t in scan["tiles"]] == [225.0] * 14
+    assert scan["reading"]["concealed"] == tiles  # the player's order, from the tiles' tops
+    plain = scan_detections(detections, 1000, 1000, {}, "rode-draak")
+    assert all("rotation" not in t for t in plain["tiles"])

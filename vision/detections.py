@@ -5,6 +5,7 @@ The shared interface between the model (vision/recognizer.py) and the layout
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,6 +18,10 @@ class TileDetection:
     box: tuple[float, float, float, float]      # x1, y1, x2, y2 in pixels of the given image
     confidence: float                           # of the tile's identity (and of being a tile)
     alternatives: list[tuple[str, float]] = field(default_factory=list)  # next-best readings
+    # degrees the tile is turned clockwise in the image from upright (the top of its face
+    # towards the top of the image): 0, 90 (top to the right), 180, 270, or anything between;
+    # None when the recogniser does not say (the layout then reads the boxes' shapes)
+    rotation: float | None = None
 
     @property
     def face_down(self) -> bool:
@@ -25,6 +30,15 @@ class TileDetection:
     @property
     def center(self) -> tuple[float, float]:
         return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
+
+    @property
+    def top(self) -> tuple[float, float] | None:
+        """The unit vector (image coordinates, y down) from the tile's centre towards the top
+        of its face, when the rotation is known."""
+        if self.rotation is None:
+            return None
+        a = math.radians(self.rotation)
+        return (math.sin(a), -math.cos(a))
 
     @property
     def width(self) -> float:
@@ -36,9 +50,12 @@ class TileDetection:
 
     def to_dict(self, sideways: bool = False) -> dict[str, Any]:
         """The scan format's tile entry (sideways is decided by the layout)."""
-        return {"tile": self.tile, "box": [round(v, 1) for v in self.box],
-                "confidence": round(float(self.confidence), 3),
-                "face_down": self.face_down, "sideways": sideways}
+        out = {"tile": self.tile, "box": [round(v, 1) for v in self.box],
+               "confidence": round(float(self.confidence), 3),
+               "face_down": self.face_down, "sideways": sideways}
+        if self.rotation is not None:  # only when the recogniser gave it (an added field)
+            out["rotation"] = round(float(self.rotation), 1)
+        return out
 
 
 class Recognizer(Protocol):

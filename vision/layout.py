@@ -236,8 +236,14 @@ def _is_wall(indices: Sequence[int], detections: Sequence[TileDetection]) -> boo
 
 def find_rows(detections: Sequence[TileDetection]) -> list[list[int]]:
     """Group detections into rows of tiles lying in a line (unordered within a row)."""
+    return _rows_and_stacked(detections)[0]
+
+
+def _rows_and_stacked(detections: Sequence[TileDetection]) -> tuple[list[list[int]], dict[int, int]]:
+    """The rows, and the tiles laid across a row on a tile of their face (each a row of its
+    own): {such a tile: the tile it lies on}."""
     if not detections:
-        return []
+        return [], {}
     geo = _Geometry(detections)
     links = _UnionFind(geo.n)
     tolerance = math.radians(20)
@@ -248,9 +254,14 @@ def find_rows(detections: Sequence[TileDetection]) -> list[list[int]]:
         if _angle_between(angle, geo.direction[i]) < tolerance and \
                 _angle_between(angle, geo.direction[j]) < tolerance:
             links.union(int(i), int(j))
+    # the fourth tile of an added kong, laid across the row against the called tile, would
+    # take the called tile's place in its row: keep it apart until the rows are joined
+    pieces = links.groups()
+    outers = _stacked_outers(pieces, geo, detections)
+    pieces = [p for p in ([i for i in piece if i not in outers] for piece in pieces) if p]
     # join collinear pieces across the gaps between melds, and the tiles set apart,
     # nearest first; only the pairs that involve a joined row are measured again
-    rows = dict(enumerate(links.groups()))
+    rows = dict(enumerate(pieces))
     gaps: dict[tuple[int, int], float] = {}
 
     def measure(a: int, b: int) -> None:
@@ -268,7 +279,84 @@ def find_rows(detections: Sequence[TileDetection]) -> list[list[int]]:
         for other in rows:
             if other != a:
                 measure(a, other)
-    return list(rows.values())
+    out = list(rows.values())
+    # pairs still linked to each other alone, now that the rows around them are whole
+    late = _stacked_outers(out, geo, detections)
+    out = [r for r in ([i for i in row if i not in late] for row in out) if r]
+    outers.update(late)
+    for inner in sorted(set(outers.values())):
+        # a called tile between the tiles of its meld is not joined as a piece (the pieces would
+        # interleave): put it in the place it fills
+        if [inner] not in out:
+            continue
+        longer = [r for r in out if len(r) >= 2]
+        fits = [(off, n) for n, r in enumerate(longer) if (off := _off_row(r, inner, geo)) is not None]
+        if fits:
+            out.remove([inner])
+            longer[min(fits)[1]].append(inner)
+    return out + [[o] for o in sorted(outers)], outers
+
+
+def _stacked_outers(pieces: list[list[int]], geo: _Geometry,
+                    detections: Sequence[TileDetection]) -> dict[int, int]:
+    """Tiles laid across a row against a tile of the same face (the fourth tile of an added
+    kong on its called tile): {that tile: the tile it lies against}.
+
+    Of two such tiles, the inner one continues a row of linked tiles (or fills a place in
+    it) and the outer one lies across that row and does not.
+    """
+    piece_of = {i: tuple(p) for p in pieces for i in p}
+    out: dict[int, int] = {}
+    for a, b in zip(*np.nonzero(np.triu(np.ones((geo.n, geo.n), bool), 1))):
+        a, b = int(a), int(b)
+        da, db = detections[a], detections[b]
+        if da.face_down or db.face_down or da.tile[1:] == "f" or plain(da.tile) != plain(db.tile) or \
+                geo.dist[a, b] > 1.3 * min(geo.size[a], geo.size[b]) or a in out or b in out or \
+                a not in piece_of or b not in piece_of:
+            continue
+        best = None
+        for inner, outer in ((a, b), (b, a)):
+            if len(piece_of[outer]) > 2:
+                continue  # linked along a row of its own: not laid across one
+            for piece in pieces:
+                row = [i for i in piece if i != outer and i != inner]
+                if len(row) < 2:
+                    continue
+                if inner in piece:
+                    off = 0.0
+                else:
+                    fit = _off_row(row, inner, geo)
+                    if fit is None:
+                        continue
+                    off = fit
+                # a called pung: two more of the face beside the inner tile
+                alike = sum(plain(detections[k].tile) == plain(da.tile) and
+                            geo.dist[inner, k] < 2.6 * geo.size[inner] for k in row)
+                _, u = _fit_line(geo.centres[row])
+                v = geo.centres[outer] - geo.centres[inner]
+                outer_off = _off_row(row, outer, geo)
+                if alike >= 2 and abs(float(np.dot(v, u))) < 0.5 * float(np.hypot(*v)) and \
+                        (outer_off is None or outer_off > off + 0.2) and (best is None or off < best[0]):
+                    best = (off, inner, outer)
+        if best is not None:
+            out[best[2]] = best[1]
+    return out
+
+
+def _off_row(row: list[int], tile: int, geo: _Geometry) -> float | None:
+    """How far (in tile sizes) a tile lies off a row's line when it fills a place in the row
+    (within it, in a gap, or just beyond an end); None when it does not."""
+    size = float(np.median(geo.size[row]))
+    centre, u = _fit_line(geo.centres[row])
+    v = geo.centres[tile] - centre
+    off = abs(float(np.dot(v, [-u[1], u[0]]))) / size
+    along = (geo.centres[row] - centre) @ u
+    t = float(np.dot(v, u))
+    if off > LINE_TOLERANCE or t < along.min() - 1.6 * size or t > along.max() + 1.6 * size:
+        return None
+    if np.abs(along - t).min() < 0.6 * size:  # a place already taken
+        return None
+    return off
 
 
 def _join_gap(a: list[int], b: list[int], geo: _Geometry,
@@ -328,12 +416,14 @@ class _Extents:
 
 
 def _extents(detections: Sequence[TileDetection], order: list[int], u: np.ndarray,
-             ratio_reference: float | None, upright: set[int] = frozenset()) -> _Extents:
+             ratio_reference: float | None, upright: set[int] = frozenset(),
+             turned: set[int] = frozenset()) -> _Extents:
     """Which tiles of a row lie sideways, and the gaps between neighbours (in tile widths).
 
     An axis-aligned box of a tile rotated by θ is W = a|cos| + b|sin|, H = a|sin| + b|cos|
     with a, b the tile's extents along and across the row; solving for a, b gives each
-    tile's shape in the row's frame. ``upright``: tiles known not to lie sideways.
+    tile's shape in the row's frame. ``upright``: tiles known not to lie sideways;
+    ``turned``: tiles known to (from the recogniser's rotation).
     """
     c, s = abs(float(u[0])), abs(float(u[1]))
     det = c * c - s * s
@@ -359,7 +449,7 @@ def _extents(detections: Sequence[TileDetection], order: list[int], u: np.ndarra
             if ratio[k] > reference[k] * SIDEWAYS_FACTOR and order[k] not in upright:
                 sideways.add(k)
                 strength[order[k]] = float(ratio[k] / reference[k])
-    rest = np.array([k for k in range(n) if k not in sideways] or list(range(n)))
+    rest = np.array([k for k in range(n) if k not in sideways and order[k] not in turned] or list(range(n)))
     if abs(det) >= GOOD_CONDITION:
         width = _trend(t[rest], along[rest], t)
         height = _trend(t[rest], across[rest], t)
@@ -379,6 +469,10 @@ def _extents(detections: Sequence[TileDetection], order: list[int], u: np.ndarra
         sideways = {k for k in _sideways_from_spacing(spacing / w0 - 1.0, (TILE_LENGTH - 1.0) / 2)
                     if order[k] not in upright}
         strength = {order[k]: SIDEWAYS_FACTOR for k in sideways}
+    for k in range(n):
+        if order[k] in turned:
+            sideways.add(k)
+            strength.setdefault(order[k], STRONG_SIDEWAYS)
     extent = np.where([k in sideways for k in range(n)], height, width)
     gaps = [float((t[k + 1] - t[k] - (extent[k] + extent[k + 1]) / 2) / ((width[k] + width[k + 1]) / 2))
             for k in range(n - 1)]
@@ -473,21 +567,27 @@ def _build_row(indices: list[int], detections: Sequence[TileDetection], ratio_re
     if (abs(u[0]) >= abs(u[1]) and u[0] < 0) or (abs(u[0]) < abs(u[1]) and u[1] < 0):
         u = -u
     order = sorted(indices, key=lambda i: float(np.dot(detections[i].center, u)))
-    ext = _extents(detections, order, u, ratio_reference)
+    # the recogniser's rotation says which tiles lie sideways wherever the row lies
+    known = {i: _lies_along(detections[i], u) for i in indices if detections[i].rotation is not None}
+    upright = {i for i, along in known.items() if not along}
+    turned = {i for i, along in known.items() if along}
+    ext = _extents(detections, order, u, ratio_reference, upright, turned)
     groups = _split(order, ext.gaps)
     # a called tile lies in a meld; a tile that only looks a little sideways outside any
     # set of three or four is an upright tile seen at a slant
     conditioned = abs(u[0] ** 2 - u[1] ** 2) >= GOOD_CONDITION
     weak = {i for i in ext.sideways
-            if not (conditioned and ext.strength.get(i, 0.0) >= STRONG_SIDEWAYS) and
+            if i not in known and not (conditioned and ext.strength.get(i, 0.0) >= STRONG_SIDEWAYS) and
             not _could_be_meld(next(g for g in groups if i in g), detections, ext.sideways)}
     if weak:
-        ext = _extents(detections, order, u, ratio_reference, upright=weak)
+        ext = _extents(detections, order, u, ratio_reference, upright | weak, turned)
         groups = _split(order, ext.gaps)
     sideways = ext.sideways
     row = _Row(order, u, centre, sideways, groups, wall=_is_wall(indices, detections),
-               conditioned=conditioned or len(indices) < 2)
-    decided = _reading_direction(row, detections, up)
+               conditioned=conditioned or len(indices) < 2 or len(known) == len(indices))
+    tiles_up = _tiles_up(detections, [i for i in order if i in upright], u)
+    decided = (float(np.dot([-tiles_up[1], tiles_up[0]], u)) < 0, "tile rotation") if tiles_up is not None \
+        else _reading_direction(row, detections, up)
     if decided is not None:
         flip, reason = decided
         row.direction_from = reason
@@ -496,6 +596,27 @@ def _build_row(indices: list[int], detections: Sequence[TileDetection], ratio_re
             row.indices = order[::-1]
             row.groups = [g[::-1] for g in groups[::-1]]
     return row
+
+
+def _lies_along(d: TileDetection, u: np.ndarray) -> bool:
+    """Whether a tile whose rotation is known lies sideways in a row along u (its top points
+    along the row, not across it)."""
+    top = d.top
+    return top is not None and abs(float(np.dot(top, u))) > math.cos(math.radians(45))
+
+
+def _tiles_up(detections: Sequence[TileDetection], upright: list[int], u: np.ndarray) -> np.ndarray | None:
+    """Where the upright tiles of a row point (away from their player), from the recogniser's
+    rotations; None unless at least two agree on a direction across the row."""
+    tops = np.array([detections[i].top for i in upright], dtype=float).reshape(-1, 2)
+    if len(tops) < 2:
+        return None
+    mean = tops.mean(axis=0)
+    if float(np.hypot(*mean)) < 0.5:  # they disagree (tiles of two players in one row?)
+        return None
+    up = mean - float(np.dot(mean, u)) * u  # across the row
+    norm = float(np.hypot(*up))
+    return up / norm if norm > 0.5 else None
 
 
 def _could_be_meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> bool:
@@ -812,7 +933,9 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
         x1, y1, x2, y2 = dora_region
         region = [i for i, d in enumerate(detections) if x1 <= d.center[0] <= x2 and y1 <= d.center[1] <= y2]
     rest = [i for i in range(len(detections)) if i not in region]
-    rows = [[rest[i] for i in row] for row in find_rows([detections[i] for i in rest])]
+    found, stacked = _rows_and_stacked([detections[i] for i in rest])
+    rows = [[rest[i] for i in row] for row in found]
+    stacked_tiles = {rest[i] for i in stacked}
     ratio_reference = _global_ratio(rows, detections)
 
     def build(indices: list[int], up: np.ndarray | None = None) -> _Row:
@@ -831,7 +954,7 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
         else:
             candidates.append(r)
     built = {id(r): build(r) for r in candidates}
-    discards = _ponds([built[id(r)] for r in candidates], detections)
+    discards = _ponds([built[id(r)] for r in candidates if not set(r) <= stacked_tiles], detections)
     unassigned.extend(discards)
     candidates = [r for r in candidates if not set(r) & set(discards)]
 
@@ -1008,27 +1131,10 @@ def _place_strays(strays: list[int], hands: list[HandLayout], detections: Sequen
         if len([j for j in strays if j == i]) != 1 or any(i in h.indices for h in hands):
             continue
         centre = np.array(d.center)
-        placed = False
-        for hand in hands:
-            line_centre, u = hand.line if hand.line is not None else (np.array(hand.centre), np.array(hand.direction))
-            size = float(np.median([math.sqrt(detections[k].width * detections[k].height) for k in hand.indices]))
-            for meld in hand.melds:
-                for j in meld.sideways:
-                    v = centre - np.array(detections[j].center)
-                    across = abs(float(np.dot(v, [-u[1], u[0]])))
-                    if np.hypot(*v) < 1.6 * size and across > 0.7 * np.hypot(*v) and \
-                            not d.face_down and plain(d.tile) == plain(detections[j].tile) and len(meld.tiles) == 3:
-                        meld.tiles.append(d.tile)
-                        meld.indices.append(i)
-                        meld.sideways.append(i)
-                        meld.type = _meld_type(meld.tiles)
-                        hand.indices.append(i)
-                        placed = True
-                        break
-                if placed:
-                    break
-            if placed:
-                break
+        # on a meld first, whichever hand it is: a tile laid across a pung is its fourth
+        placed = any(_add_to_kong(i, hand, detections, *_hand_frame(hand, detections)[1:]) for hand in hands)
+        for hand in hands if not placed else []:
+            line_centre, u, size = _hand_frame(hand, detections)
             if not d.face_down and d.tile[1:] != "f" and \
                     (win_tile is None or hand.win_index is not None or plain(win_tile) == plain(d.tile)):
                 v = centre - line_centre
@@ -1051,6 +1157,64 @@ def _place_strays(strays: list[int], hands: list[HandLayout], detections: Sequen
         if not placed:
             left.append(i)
     return left
+
+
+def _hand_frame(hand: HandLayout, detections: Sequence[TileDetection]) -> tuple[np.ndarray, np.ndarray, float]:
+    """A point on the hand's concealed row, the row's direction, and the hand's tile size."""
+    line_centre, u = hand.line if hand.line is not None else (np.array(hand.centre), np.array(hand.direction))
+    size = float(np.median([math.sqrt(detections[k].width * detections[k].height) for k in hand.indices]))
+    return line_centre, u, size
+
+
+def _add_to_kong(i: int, hand: HandLayout, detections: Sequence[TileDetection], u: np.ndarray,
+                 size: float) -> bool:
+    """Lay a lone tile on the pung it lies against, across the row (an added kong); True if it was.
+
+    The tile it touches is the called one, turned sideways; near a diagonal a box cannot show
+    that, so any tile of a pung of the same face will do. Three alike among the concealed tiles
+    with a fourth laid across one of them are a called pung too.
+    """
+    d = detections[i]
+    if d.face_down or d.tile[1:] == "f":
+        return False
+    centre = np.array(d.center)
+    normal = np.array([-u[1], u[0]])
+
+    def across(j: int) -> bool:
+        v = centre - np.array(detections[j].center)
+        distance = float(np.hypot(*v))
+        return distance < 1.6 * size and abs(float(np.dot(v, normal))) > 0.7 * distance
+
+    same = plain(d.tile)
+    for meld in hand.melds:
+        if len(meld.tiles) != 3 or meld.type != "pung" or plain(meld.tiles[0]) != same:
+            continue
+        partner = next((j for j in meld.sideways if across(j)), None)
+        if partner is None:
+            partner = next((j for j in meld.indices if across(j)), None)
+        if partner is None:
+            continue
+        meld.tiles.append(d.tile)
+        meld.indices.append(i)
+        meld.sideways.extend(j for j in (partner, i) if j not in meld.sideways)
+        meld.type = _meld_type(meld.tiles)
+        hand.indices.append(i)
+        return True
+    # three alike side by side among the concealed tiles, the fourth across one of them
+    order = hand.concealed_indices
+    for k in range(len(order) - 2):
+        run = order[k:k + 3]
+        if all(plain(detections[j].tile) == same for j in run) and any(across(j) for j in run) and \
+                hand.win_index not in run:
+            partner = next(j for j in run if across(j))
+            meld = MeldLayout(type="kong", open=True, tiles=[detections[j].tile for j in run] + [d.tile],
+                              indices=run + [i], sideways=[partner, i])
+            hand.melds.append(meld)
+            hand.concealed_indices = order[:k] + order[k + 3:]
+            hand.concealed = [detections[j].tile for j in hand.concealed_indices]
+            hand.indices.append(i)
+            return True
+    return False
 
 
 def _table_ups(mains: list[_Row]) -> list[np.ndarray | None]:

@@ -610,11 +610,14 @@ class DetectionsRecognizer:
 
 
 def detections_from_json(item: dict) -> TileDetection:
-    """A TileDetection from a scan's tile entry (or any {tile, box, confidence})."""
+    """A TileDetection from a scan's tile entry (or any {tile, box, confidence}, optionally
+    rotation in degrees)."""
+    rotation = item.get("rotation")
     return TileDetection(tile=str(item["tile"]), box=tuple(float(v) for v in item["box"]),
                          confidence=float(item.get("confidence", 1.0)),
                          alternatives=[(a["tile"], float(a["confidence"])) if isinstance(a, dict) else tuple(a)
-                                       for a in item.get("alternatives", [])])
+                                       for a in item.get("alternatives", [])],
+                         rotation=float(rotation) if rotation is not None else None)
 
 
 def configure_scan(parser: argparse.ArgumentParser) -> None:
