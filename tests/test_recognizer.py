@@ -182,3 +182,58 @@ def test_shipped_recognizer_reads_tiles_of_the_right_type():
 def test_missing_weights_raise_a_clear_error(tmp_path: Path):
     with pytest.raises(FileNotFoundError, match="no tile recogniser weights"):
         load_recognizer(str(tmp_path))
+
+
+# ------------------------------------------------------------------ training sets
+
+def _fake_data_dir(root: Path) -> Path:
+    """A data folder with two labelled 'photos' (one of them a development photo) and the
+    shared tile art linked in."""
+    import cv2
+    from datasets.art import default_art_dir
+    art = default_art_dir()
+    if not art.is_dir():
+        pytest.skip("no shared tile art (set MAHJONG_LENS_DATA)")
+    root.mkdir(parents=True)
+    (root / "art").symlink_to(art)
+    images = root / "real" / "chinese-mixed" / "train" / "images"
+    labels = images.parent / "labels"
+    images.mkdir(parents=True), labels.mkdir()
+    names = ["hand_001_jpg.rf.a.jpg"] + [f"hand_{n:03d}_jpg.rf.a.jpg" for n in range(2, 60)
+                                         if is_dev_photo(f"hand_{n:03d}_jpg.rf.a.jpg")][:1]
+    for name in names:
+        image = np.full((200, 200, 3), 90, np.uint8)
+        image[50:110, 40:85] = 240
+        cv2.imwrite(str(images / name), image)
+        (labels / (Path(name).stem + ".txt")).write_text("0 0.3125 0.4 0.225 0.3\n")  # a 1m
+    return root
+
+
+def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path):
+    from vision.train import prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=1, screen_count=2, size=48)
+    train, val = root / "train", root / "val"
+    real = list((train / "1m").glob("real*.png"))
+    assert len(real) == 1 and len(list((val / "1m").glob("*.png"))) == 1  # the dev photo goes to val
+    screens = list(train.glob("*/screen*.png"))
+    assert screens, "screen-capture crops are part of the training set"
+    import cv2
+    crop = cv2.imread(str(screens[0]))
+    assert crop.shape == (48, 48, 3)
+    # squeezed back to a tile's shape, not padded into a thin strip
+    assert (crop == 114).all(axis=2).mean() < 0.4
+    assert list(train.glob("1z/art_*.png")) and list(train.glob("back/art_*.png"))
+
+
+def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
+    from vision.train import prepare_detector_data
+    data = _fake_data_dir(tmp_path / "data")
+    yaml = prepare_detector_data(data, tmp_path / "work", screen_count=2)
+    root = yaml.parent
+    train_labels = sorted((root / "labels" / "train").glob("*.txt"))
+    assert len(list((root / "labels" / "val").glob("*.txt"))) == 1
+    assert len(train_labels) == 3  # one real photo, two screen captures
+    rows = [line.split() for f in train_labels for line in f.read_text().splitlines()]
+    assert rows and all(r[0] == "0" for r in rows)
+    assert "names:\n  0: tile" in yaml.read_text()

@@ -139,7 +139,7 @@ def synth_scenes(work: Path, count: int, seed: int) -> list[Path]:
     return sorted(images.glob("*.jpg"))
 
 
-def screen_captures(work: Path, count: int, seed: int) -> list[Path]:
+def screen_captures(work: Path, count: int, seed: int, art_dir: Path | None = None) -> list[Path]:
     """Images of `count` synthetic screen captures (datasets.synth.render_screen_capture),
     rendered once into WORK/screens-COUNT-SEED: the real training photos have none."""
     if count <= 0:
@@ -149,7 +149,7 @@ def screen_captures(work: Path, count: int, seed: int) -> list[Path]:
     if not (images.exists() and len(list(images.glob("*.jpg"))) >= count):
         from datasets.synth import generate_screen_captures
         print(f"train: rendering {count} screen captures into {out}")
-        generate_screen_captures(out, count, seed)
+        generate_screen_captures(out, count, seed, art_dirs=[art_dir] if art_dir else None)
     return sorted(images.glob("*.jpg"))
 
 
@@ -170,7 +170,7 @@ def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed
         shutil.rmtree(root)
     counts = {"train": 0, "val": 0}
     for image in (real_images(data_dir, "train") + synth_scenes(work, synth_count, seed)
-                  + screen_captures(work, screen_count, seed)):
+                  + screen_captures(work, screen_count, seed, data_dir / "art")):
         split = "val" if (is_dev_photo(image.name) and "synth" not in str(image)) else "train"
         prefix = image.parts[-4] if "real" in image.parts else "synth"
         name = f"{prefix}__{image.name}"
@@ -306,33 +306,25 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                     crop = square_crop(image, (0, 0, image.shape[1], image.shape[0]), 0.0, size)
                     save(_rotate(crop, k), "train", name, f"crops{n}_{k}")
 
+    def scene_crops(images: list[Path], per_class_cap: int, max_margin: float, tag: str) -> None:
+        # a cap per class keeps the rendered art from outweighing the real photos
+        taken: Counter = Counter()
+        for n, image_path in enumerate(images):
+            image = cv2.imread(str(image_path))
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            for k, (cls, cx, cy, bw, bh) in enumerate(read_yolo_labels(label_path_for(image_path))):
+                if 0 <= cls < NUM_CLASSES and taken[cls] < per_class_cap:
+                    taken[cls] += 1
+                    box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                    crop = square_crop(image, box, rng.uniform(0.0, max_margin), size)
+                    save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"{tag}{n}_{k}")
+
     # 4. synthetic scenes (face-down tiles, red fives, sideways tiles in context)
-    synth_per_class: Counter = Counter()
-    for n, image_path in enumerate(synth_scenes(work, synth_count, seed + 1)):
-        image = cv2.imread(str(image_path))
-        if image is None:
-            continue
-        h, w = image.shape[:2]
-        for k, (cls, cx, cy, bw, bh) in enumerate(read_yolo_labels(label_path_for(image_path))):
-            # a cap per class keeps the rendered art from outweighing the real photos
-            if 0 <= cls < NUM_CLASSES and synth_per_class[cls] < SYNTH_CROPS_PER_CLASS:
-                synth_per_class[cls] += 1
-                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-                crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
-                save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"synth{n}_{k}")
+    scene_crops(synth_scenes(work, synth_count, seed + 1), SYNTH_CROPS_PER_CLASS, 0.15, "synth")
     # 5. screen captures (stretched digital tiles; square_crop squeezes them back)
-    screen_per_class: Counter = Counter()
-    for n, image_path in enumerate(screen_captures(work, screen_count, seed + 1)):
-        image = cv2.imread(str(image_path))
-        if image is None:
-            continue
-        h, w = image.shape[:2]
-        for k, (cls, cx, cy, bw, bh) in enumerate(read_yolo_labels(label_path_for(image_path))):
-            if 0 <= cls < NUM_CLASSES and screen_per_class[cls] < SCREEN_CROPS_PER_CLASS:
-                screen_per_class[cls] += 1
-                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-                crop = square_crop(image, box, rng.uniform(0.0, 0.06), size)
-                save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"screen{n}_{k}")
+    scene_crops(screen_captures(work, screen_count, seed + 1, data_dir / "art"), SCREEN_CROPS_PER_CLASS, 0.06, "screen")
     print(f"train: classifier data {written['train']} train / {written['val']} val crops -> {root}")
     return root
 
