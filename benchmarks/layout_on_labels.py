@@ -36,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from datasets import synth  # noqa: E402
 from vision.detections import TileDetection  # noqa: E402
 from vision.layout import find_layout  # noqa: E402
 
@@ -177,26 +178,10 @@ def measure_real(data: Path, show_failures: bool) -> dict:
 
 # --------------------------------------------------------------------------- synthetic scenes
 
-def clear_view(scene, hand: dict) -> bool:
-    """A hand lying face up, every tile labelled, photographed from well above."""
-    placed = [t for t in scene.tiles if t.player == hand["player"] and t.group in ("concealed", "win", "meld")]
-    camera = scene.meta["camera"]
-    all_backs = any(not m["open"] and sum(b.face_down for b in scene.boxes
-                                          if b.player == hand["player"] and b.meld == number) == 4
-                    for number, m in enumerate(hand["melds"]))
-    return (hand["revealed"] and not all_backs and not hand["standing"] and all(t.labelled for t in placed)
-            and camera["elevation"] >= 55 and camera["tile_px"] >= 22)
 
 
-def expected(hand: dict) -> tuple:
-    from rules.tiles import parse_tiles
-    melds = sorted((m["type"], m["open"], "".join(sorted(parse_tiles(m["tiles"])))) for m in hand["melds"])
-    return sorted(parse_tiles(hand["concealed"])), hand["win_tile"], melds
 
 
-def read(hand) -> tuple:
-    melds = sorted((m.type, m.open, "".join(sorted(m.hand_tiles))) for m in hand.melds)
-    return sorted(hand.concealed), hand.win_tile, melds
 
 
 GROUP_RANK = {"concealed": 0, "win": 1, "meld": 2}
@@ -250,13 +235,12 @@ def judge_synthetic(scene, detections: list[TileDetection]) -> tuple[bool, bool]
     if len(holding) != 1:
         return False, False
     hand = holding[0]
-    complete = set(hand.indices) - set(hand.flowers) == mine and read(hand) == expected(hand_meta)
+    complete = set(hand.indices) - set(hand.flowers) == mine and hand.reading() == synth.expected_reading(hand_meta)
     order = hand.concealed_indices + [i for m in hand.melds for i in m.indices]
     return complete, complete and order == laid_order(scene)
 
 
 def measure_synthetic(count: int, angles: int, seed: int, size: int, added_kongs: bool = False) -> dict:
-    from datasets import synth
     from datasets.art import load_styles
     styles = load_styles()
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
@@ -267,7 +251,7 @@ def measure_synthetic(count: int, angles: int, seed: int, size: int, added_kongs
         scene = synth.render_scene_full(synth.scene_rng(seed, index), size, styles=styles, kind="hand",
                                         effects=False)
         index += 1
-        if not clear_view(scene, scene.meta["hands"][0]) or \
+        if not synth.clear_view(scene, scene.meta["hands"][0]) or \
                 added_kongs and not any(m.get("added") for m in scene.meta["hands"][0]["melds"]):
             continue
         found += 1

@@ -737,6 +737,28 @@ def render_scene(rng: np.random.Generator, size: int | tuple[int, int] = 640, **
     return res.image, res.boxes
 
 
+def expected_reading(hand: dict) -> tuple[list[str], str | None, list[tuple[str, bool, str]]]:
+    """A rendered hand (an entry of ``meta["hands"]``) in the form of
+    vision.layout.HandLayout.reading: sorted concealed tiles, the winning tile, sorted melds."""
+    from rules.tiles import parse_tiles
+    melds = sorted((m["type"], m["open"], "".join(sorted(parse_tiles(m["tiles"])))) for m in hand["melds"])
+    return sorted(parse_tiles(hand["concealed"])), hand["win_tile"], melds
+
+
+def clear_view(scene: SceneResult, hand: dict, min_elevation: float = 55.0, upright: bool = False) -> bool:
+    """Whether a rendered hand (an entry of ``scene.meta["hands"]``) can be read from the photo:
+    lying face up, every tile labelled, photographed from well above (and, if ``upright``,
+    with the camera turned less than 15 degrees)."""
+    placed = [t for t in scene.tiles if t.player == hand["player"] and t.group in ("concealed", "win", "meld")]
+    camera = scene.meta["camera"]
+    all_backs = any(not m["open"] and sum(b.face_down for b in scene.boxes
+                                          if b.player == hand["player"] and b.meld == number) == 4
+                    for number, m in enumerate(hand["melds"]))
+    return (hand["revealed"] and not all_backs and not hand["standing"] and all(t.labelled for t in placed)
+            and camera["elevation"] >= min_elevation and camera["tile_px"] >= 22
+            and (not upright or abs(camera["roll"]) < 15))
+
+
 def render_screen_capture(rng: np.random.Generator, size: int | tuple[int, int] = 640, *,
                           styles: Sequence[Style] | None = None) -> tuple[np.ndarray, list[TileBox]]:
     """A screen capture of a digital hand, the way the real sets hold them: flat tiles in one

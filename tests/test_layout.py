@@ -15,6 +15,8 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from datasets import synth
+
 from rules.tiles import parse_tiles
 from vision.detections import TileDetection
 from vision.layout import copies_problem, find_layout, find_rows
@@ -251,7 +253,6 @@ def art_styles():
 
 
 def render(index: int, kind: str = "hand", size: int = 640):
-    from datasets import synth
     return synth.render_scene_full(synth.scene_rng(SEED, index), size, styles=art_styles(), kind=kind,
                                    effects=False)
 
@@ -266,26 +267,10 @@ def truth(scene) -> list[TileDetection]:
     return [TileDetection(b.tile, tuple(float(v) for v in b.box), 1.0) for b in scene.boxes]
 
 
-def clear_view(scene, hand: dict, min_elevation: float = 55.0, upright: bool = True) -> bool:
-    """A hand lying face up, every tile labelled, photographed from well above."""
-    placed = [t for t in scene.tiles if t.player == hand["player"] and t.group in ("concealed", "win", "meld")]
-    camera = scene.meta["camera"]
-    all_backs = any(not m["open"] and sum(b.face_down for b in scene.boxes
-                                          if b.player == hand["player"] and b.meld == number) == 4
-                    for number, m in enumerate(hand["melds"]))
-    return (hand["revealed"] and not all_backs and not hand["standing"] and all(t.labelled for t in placed)
-            and camera["elevation"] >= min_elevation and camera["tile_px"] >= 22
-            and (not upright or abs(camera["roll"]) < 15))
 
 
-def expected(hand: dict) -> tuple:
-    melds = sorted((m["type"], m["open"], "".join(sorted(tiles_of(m["tiles"])))) for m in hand["melds"])
-    return sorted(tiles_of(hand["concealed"])), hand["win_tile"], melds
 
 
-def read(layout_hand) -> tuple:
-    melds = sorted((m.type, m.open, "".join(sorted(m.hand_tiles))) for m in layout_hand.melds)
-    return sorted(layout_hand.concealed), layout_hand.win_tile, melds
 
 
 def scenes(want, kind: str = "hand", limit: int = 400, count: int = 1, size: int = 640):
@@ -317,12 +302,12 @@ def first_hand(scene) -> dict:
 def test_synthetic_called_tile_makes_an_open_meld():
     def want(scene):
         hand = first_hand(scene)
-        return clear_view(scene, hand) and any(m["called"] is not None and len(tiles_of(m["tiles"])) == 3
+        return synth.clear_view(scene, hand, upright=True) and any(m["called"] is not None and len(tiles_of(m["tiles"])) == 3
                                                for m in hand["melds"])
     for _, scene in scenes(want, count=3):
         layout = find_layout(truth(scene))
         hand = own_hand(layout, scene, 0)
-        assert read(hand) == expected(first_hand(scene))
+        assert hand.reading() == synth.expected_reading(first_hand(scene))
         called = {k for k, b in enumerate(scene.boxes) if b.sideways and b.group == "meld" and b.player == 0}
         assert called and called <= set(layout.sideways)
         for meld in hand.melds:
@@ -334,24 +319,24 @@ def test_synthetic_concealed_kong_with_two_backs():
     def want(scene):
         hand = first_hand(scene)
         backs = [b for b in scene.boxes if b.player == 0 and b.group == "meld" and b.face_down]
-        return clear_view(scene, hand) and any(not m["open"] for m in hand["melds"]) and len(backs) == 2
+        return synth.clear_view(scene, hand, upright=True) and any(not m["open"] for m in hand["melds"]) and len(backs) == 2
     for _, scene in scenes(want, count=2):
         hand = own_hand(find_layout(truth(scene)), scene, 0)
         kong = [m for m in hand.melds if not m.open]
         assert len(kong) == 1 and kong[0].type == "kong"
         assert kong[0].tiles.count("back") == 2 and len(kong[0].hand_tiles) == 4
-        assert read(hand) == expected(first_hand(scene))
+        assert hand.reading() == synth.expected_reading(first_hand(scene))
 
 
 def test_synthetic_winning_tile_set_apart():
     def want(scene):
         hand = first_hand(scene)
-        return clear_view(scene, hand) and hand["win_tile"] is not None and not hand["melds"]
+        return synth.clear_view(scene, hand, upright=True) and hand["win_tile"] is not None and not hand["melds"]
     for _, scene in scenes(want, count=3):
         hand = own_hand(find_layout(truth(scene)), scene, 0)
         win = [k for k, b in enumerate(scene.boxes) if b.group == "win" and b.player == 0]
         assert hand.win_index == win[0]
-        assert read(hand) == expected(first_hand(scene))
+        assert hand.reading() == synth.expected_reading(first_hand(scene))
 
 
 @pytest.mark.parametrize("indicators", [1, 2])
@@ -360,7 +345,7 @@ def test_synthetic_dead_wall_dora_indicators(indicators):
         wall = scene.meta.get("dead_wall")
         shown = [b for b in scene.boxes if b.group == "dora"]
         return bool(wall) and len(wall["dora_indicators"]) == indicators and len(shown) == indicators \
-            and clear_view(scene, first_hand(scene), upright=False)
+            and synth.clear_view(scene, first_hand(scene))
     for _, scene in scenes(want, count=2):
         layout = find_layout(truth(scene))
         assert sorted(layout.dora_indicators) == sorted(scene.meta["dead_wall"]["dora_indicators"])
@@ -374,10 +359,10 @@ def test_synthetic_rotation_all_round():
 
     def want(scene):
         hand = first_hand(scene)
-        return clear_view(scene, hand, min_elevation=75) and hand["win_tile"] and \
+        return synth.clear_view(scene, hand, min_elevation=75, upright=True) and hand["win_tile"] and \
             any(m["called"] is not None for m in hand["melds"]) and scene.meta["camera"]["tile_px"] >= 30
     (_, scene), = scenes(want)
-    goal = expected(first_hand(scene))
+    goal = synth.expected_reading(first_hand(scene))
     position = {id(t): k for k, t in enumerate(scene.tiles)}
     height, width = scene.ids.shape
     failures = []
@@ -392,7 +377,7 @@ def test_synthetic_rotation_all_round():
             detections.append(TileDetection(box.tile, (float(xs.min()), float(ys.min()),
                                                         float(xs.max() + 1), float(ys.max() + 1)), 1.0))
         hand = own_hand(find_layout(detections), scene, 0)
-        if read(hand) != goal:
+        if hand.reading() != goal:
             failures.append(angle)
     assert failures == []
 
@@ -400,9 +385,9 @@ def test_synthetic_rotation_all_round():
 def test_synthetic_photos_read_as_laid_out():
     """Accuracy over many generated hands seen from above: at least 90% read exactly."""
     def want(scene):
-        return clear_view(scene, first_hand(scene), upright=False)
+        return synth.clear_view(scene, first_hand(scene))
     found = scenes(want, count=30)
-    right = sum(read(own_hand(find_layout(truth(scene)), scene, 0)) == expected(first_hand(scene))
+    right = sum(own_hand(find_layout(truth(scene)), scene, 0).reading() == synth.expected_reading(first_hand(scene))
                 for _, scene in found)
     assert right >= 0.9 * len(found), f"{right} of {len(found)} read right"
 
@@ -417,7 +402,7 @@ def test_synthetic_tables_of_hands():
     """
     def want(scene):
         hands = scene.meta["hands"]
-        return len(hands) >= 3 and all(clear_view(scene, h, upright=False, min_elevation=60) for h in hands)
+        return len(hands) >= 3 and all(synth.clear_view(scene, h, min_elevation=60) for h in hands)
     found = scenes(want, kind="table", count=8, size=1280)
     structure = exact = total = 0
     for _, scene in found:
@@ -435,7 +420,7 @@ def test_synthetic_tables_of_hands():
                 mine = {k for k, b in enumerate(scene.boxes) if b.player == hand["player"]
                         and b.group in ("concealed", "win", "meld")}
                 holding = [h for h in layout.hands if mine & set(h.indices)]
-                exact += len(holding) == 1 and read(holding[0]) == expected(hand)
+                exact += len(holding) == 1 and holding[0].reading() == synth.expected_reading(hand)
     assert structure >= 0.7 * len(found), f"{structure} of {len(found)} tables laid out hand by hand"
     assert exact >= 0.5 * total, f"{exact} of {total} hands read exactly"
 
@@ -540,16 +525,15 @@ ADDED_KONG_SCENES = (58, 192, 408, 1207)
 
 @pytest.mark.parametrize("index", ADDED_KONG_SCENES)
 def test_synthetic_added_kongs(index):
-    from datasets import synth
     scene = synth.render_scene_full(synth.scene_rng(7, index), 640, styles=art_styles(), kind="hand",
                                     effects=False)
     hand_meta = first_hand(scene)
     assert any(m["added"] for m in hand_meta["melds"])
-    goal = expected(hand_meta)
+    goal = synth.expected_reading(hand_meta)
     for detections in (truth(scene), turned(scene, 45, exact=True), turned(scene, 45, exact=False),
                        turned(scene, 120, exact=False)):
         hand = own_hand(find_layout(detections), scene, 0)
-        assert read(hand) == goal
+        assert hand.reading() == goal
         added = [k for k, b in enumerate(scene.boxes) if b.group == "meld" and b.player == 0 and
                  hand_meta["melds"][b.meld]["added"] and b.index == 3]
         assert added and all(any(k in m.indices and m.type == "kong" for m in hand.melds) for k in added)

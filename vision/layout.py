@@ -123,6 +123,13 @@ class HandLayout:
     def kong_count(self) -> int:
         return sum(m.type == "kong" for m in self.melds)
 
+    def reading(self) -> tuple[list[str], str | None, list[tuple[str, bool, str]]]:
+        """What the hand holds, whatever the order it was read in: sorted concealed tiles,
+        the winning tile, and the melds as sorted (type, open, tiles); the form of
+        datasets.synth.expected_reading, so a layout can be checked against a scene."""
+        melds = sorted((m.type, m.open, "".join(sorted(m.hand_tiles))) for m in self.melds)
+        return sorted(self.concealed), self.win_tile, melds
+
 
 @dataclass
 class Layout:
