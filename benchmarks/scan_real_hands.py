@@ -1,0 +1,92 @@
+"""End to end on real photos of hands: recognise, lay out, and compare the hand found with
+the photo's labels.
+
+    python benchmarks/scan_real_hands.py                       # chinese-mixed hand rows, development photos
+    python benchmarks/scan_real_hands.py --model /tmp/cand --all-copies
+    python benchmarks/scan_real_hands.py --data ../shared/data/real/chinese-mixed/valid
+
+A photo's hand is *read exactly* when the tiles of the largest hand the layout finds (its
+concealed tiles, melds and flowers) are the labelled tiles, as a multiset: tiles on the
+table around the hand that nobody labelled do not count against it, as the scan ignores
+them too.  *All labelled tiles right* is the evaluation's stricter box-by-box test (IoU >=
+0.5, right face) without penalising those extra tiles.  By default only the development
+photos (held out of training) are used, and Roboflow's rotated copies, whose labels are
+inflated boxes, are left out (``--all-copies`` keeps them).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision.evaluate import inflated_labels, labelled_images, read_truths, score_image  # noqa: E402
+from vision.layout import find_layout  # noqa: E402
+from vision.train import default_data_dir  # noqa: E402
+
+
+def hand_tiles(detections, layout) -> list[str]:
+    """Every tile of the largest hand found: concealed, melds (as laid), flowers."""
+    if not layout.hands:
+        return []
+    hand = max(layout.hands, key=lambda h: len(h.indices) + len(h.flowers))
+    tiles = list(hand.concealed) + [t for m in hand.melds for t in m.tiles]
+    return tiles + [detections[i].tile for i in hand.flowers]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(default_data_dir() / "real" / "chinese-mixed" / "train"))
+    parser.add_argument("--model", default=None, help="folder of the recogniser weights (default: models/)")
+    parser.add_argument("--all-copies", action="store_true", help="keep rotated copies with inflated labels")
+    parser.add_argument("--all-photos", action="store_true", help="not only the development photos")
+    parser.add_argument("--show", type=int, default=10, help="list this many misread photos")
+    args = parser.parse_args(argv)
+
+    import cv2
+
+    from vision.recognizer import load_recognizer
+    items = [item for item in labelled_images(Path(args.data), dev_only=not args.all_photos)
+             if item[0].endswith("hand-rows")]
+    if not items:
+        print(f"no hand-row photos under {args.data}")
+        return 1
+    recognizer = load_recognizer(args.model)
+    photos = exact = all_right = 0
+    seconds = 0.0
+    misread = []
+    for n, (_, image_path, label_path) in enumerate(items, 1):
+        image = cv2.imread(str(image_path))
+        truths = read_truths(label_path, image.shape[1], image.shape[0])
+        if not truths or (inflated_labels(truths) and not args.all_copies):
+            continue
+        started = time.perf_counter()
+        detections = recognizer.detect(image)
+        layout = find_layout(detections)
+        seconds += time.perf_counter() - started
+        photos += 1
+        found = Counter(hand_tiles(detections, layout))
+        wanted = Counter(t.tile for t in truths)
+        exact += found == wanted
+        all_right += score_image(detections, truths).correct == len(truths)
+        if found != wanted:
+            misread.append(f"  {image_path.name[:40]}: missing {sorted((wanted - found).elements())}, "
+                           f"extra {sorted((found - wanted).elements())}")
+        if n % 20 == 0:
+            print(f"  {n}/{len(items)} photos", file=sys.stderr, flush=True)
+    print(f"hand photos: {photos}")
+    print(f"hand read exactly (tiles of the hand found = labels): {exact}/{photos} = {exact / max(photos, 1):.3f}")
+    print(f"all labelled tiles read right (IoU >= 0.5):          {all_right}/{photos} = "
+          f"{all_right / max(photos, 1):.3f}")
+    print(f"seconds per photo (recognise + lay out): {seconds / max(photos, 1):.3f}")
+    if misread and args.show:
+        print("misread:")
+        print("\n".join(misread[: args.show]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
