@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 from rules.registry import score
+from rules.tiles import tile_unicode
 from vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
 from vision.detections import TileDetection
 from vision.scan import (
     ScanError, annotate, decode_image, detections_from_json, exif_orientation, image_size, scan_detections,
-    scan_image,
+    scan_image, summary,
 )
 
 from test_layout import TILE_W, place, row
@@ -376,6 +377,15 @@ def test_cli_scan_readable_summary(tmp_path, capsys):
     assert code == 0
     assert "\U0001F007\U0001F008\U0001F009"[0] in stdout  # the tiles in Unicode (1m is U+1F007)
     assert "concealed 123m456p789s11155z, winning tile 5z" in stdout and "120 points" in stdout
+
+
+def test_the_summary_shows_the_hand_in_reading_order_whatever_the_detection_order():
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    shuffled = detections[7:] + detections[:7]  # a detector reports tiles in its own order
+    scan = scan_detections(shuffled, 1280, 720, {}, "rode-draak")
+    assert [scan["tiles"][i]["tile"] for i in scan["hand_tiles"]] == WINNER
+    hand_line = next(line for line in summary(scan).splitlines() if line.startswith("  hand:"))
+    assert hand_line.split(":", 1)[1].split() == [tile_unicode(t) for t in WINNER]
 
 
 def test_cli_scan_bad_options_and_missing_model(tmp_path, capsys):

@@ -19,7 +19,7 @@ from vision.detections import TileDetection
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.pt"
 CLASSIFIER_FILE = "tile_classifier.pt"
-CLASSIFIER_SIZE = 64
+CLASSIFIER_SIZE = 96   # crop size of the shipped classifier; a model says its own in its train args
 CROP_MARGIN = 0.08
 TILE_RATIO = 4 / 3   # long side / short side of a tile face
 STRETCHED = 2.2      # a box longer than this times its width is not a tile's true shape

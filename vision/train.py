@@ -402,7 +402,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="start a new run from these weights (e.g. models/tile_classifier.pt)")
     parser.add_argument("--device", default="auto", help="auto, cpu, or a CUDA index")
     parser.add_argument("--imgsz", type=int, default=None,
-                        help="detector: photo size (default 416); classifier: crop size (default 64)")
+                        help="detector: photo size (default 416); classifier: crop size (default 96)")
     parser.add_argument("--batch", type=int, default=None)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synth", type=int, default=0, help="synthetic scenes to add (0: none)")
