@@ -1046,6 +1046,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="contact sheet PNG (default OUT/contact_sheet.png; '-' for none)")
     parser.add_argument("--val-every", type=int, default=20, help="every Nth image goes to val.txt (0: none)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--screens", action="store_true",
+                        help="screen captures of a game client's flat tile art instead of photos")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -1055,6 +1057,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     art = args.art or [default_art_dir()]
     sheet = None if args.sheet is None else (False if str(args.sheet) == "-" else args.sheet)
+    if args.screens:
+        try:
+            labels = generate_screen_captures(args.out, args.count, args.seed, size=args.size, art_dirs=art)
+        except FileNotFoundError as e:
+            print(f"synth: {e}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.count} screen captures, {labels} labels to {args.out}")
+        return 0
     try:
         s = generate(args.out, args.count, args.seed, size=args.size, art_dirs=art, workers=args.workers,
                      sheet=sheet, val_every=args.val_every, progress=not args.quiet)

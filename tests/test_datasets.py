@@ -334,3 +334,15 @@ def test_screen_captures_write_yolo_samples(tmp_path, styles):
     rows = [line.split() for f in labels for line in f.read_text().splitlines()]
     assert len(rows) == written
     assert all(0 <= int(r[0]) < NUM_CLASSES and 0 < float(r[3]) <= 1 for r in rows)
+
+
+def test_synth_cli_writes_screen_captures_reproducibly(tmp_path, capsys, styles):
+    for name in ("a", "b"):
+        assert synth.main(["--screens", "--out", str(tmp_path / name), "--count", "2", "--seed", "5",
+                           "--art", str(ART)]) == 0
+    assert "2 screen captures" in capsys.readouterr().out
+    first = sorted((tmp_path / "a" / "labels").glob("*.txt"))
+    assert [f.name for f in first] == ["screen_s5_000000.txt", "screen_s5_000001.txt"]
+    assert all(f.read_text() == (tmp_path / "b" / "labels" / f.name).read_text() and f.read_text() for f in first)
+    assert synth.main(["--screens", "--out", str(tmp_path / "c"), "--count", "1",
+                       "--art", str(tmp_path / "no-art")]) == 2
