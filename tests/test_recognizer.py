@@ -145,7 +145,8 @@ def test_square_crop_keeps_a_sideways_tile_as_it_is():
 def _art_row() -> np.ndarray | None:
     """A 640 px photo-like image: fourteen art tiles in a row on a green cloth."""
     import cv2
-    art = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "art" / "fluffy_regular"
+    from datasets.art import default_art_dir
+    art = default_art_dir() / "fluffy_regular"  # $MAHJONG_LENS_DATA/art or ../shared/data/art
     names = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "5z", "5z"]
     image = np.full((640, 640, 3), (40, 110, 30), np.uint8)
     for k, name in enumerate(names):
