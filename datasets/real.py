@@ -46,6 +46,19 @@ def photo_group(filename: str) -> str:
     return os.path.splitext(name)[0]
 
 
+def inflated_boxes(sizes: Sequence[tuple[float, float]]) -> bool:
+    """Whether a photo's tile boxes (width, height pairs) are the upright boxes of tilted
+    tiles: Roboflow's rotated copies keep a box around each rotated box, so a tile's box
+    comes out nearly square and larger than the tile (holding parts of its neighbours). A
+    tile's face is 3:4; boxes whose median short/long side is above 0.88 are inflated."""
+    if len(sizes) < 5:
+        return False
+    ratios = sorted(min(w, h) / max(w, h, 1e-6) for w, h in sizes)
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    return median > 0.88
+
+
 def group_fraction(seed: int, group: str) -> float:
     """A fixed number in [0, 1) for a photo group (the same on every machine and run)."""
     h = hashlib.sha1(f"{seed}:{group}".encode()).hexdigest()

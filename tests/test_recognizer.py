@@ -227,6 +227,23 @@ def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path)
     assert list(train.glob("1z/art_*.png")) and list(train.glob("back/art_*.png"))
 
 
+def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(tmp_path: Path):
+    import cv2
+    from vision.train import prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    images = data / "real" / "chinese-mixed" / "train" / "images"
+    # two copies of one training photo: six tiles upright (3:4 boxes), and a tilted copy whose
+    # boxes came out square and too large
+    for name, (bw, bh) in (("hand_090_jpg.rf.b.jpg", (0.06, 0.08)), ("hand_090_jpg.rf.c.jpg", (0.09, 0.09))):
+        assert not is_dev_photo(name)
+        cv2.imwrite(str(images / name), np.full((400, 400, 3), 200, np.uint8))
+        rows = "".join(f"{k + 1} {0.15 + 0.1 * k:.2f} 0.5 {bw} {bh}\n" for k in range(6))  # 2m..7m
+        (images.parent / "labels" / (Path(name).stem + ".txt")).write_text(rows)
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32)
+    for tile in ("2m", "3m", "4m", "5m", "6m", "7m"):
+        assert len(list((root / "train" / tile).glob("real*.png"))) == 1, tile
+
+
 def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
     from vision.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
+from datasets.real import inflated_boxes
 from vision.detections import TileDetection
 
 IOU_THRESHOLD = 0.5
@@ -180,14 +181,9 @@ class PeerRecognizer:
 
 
 def inflated_labels(truths: list[Truth]) -> bool:
-    """Whether a photo's labels are the upright boxes of tilted tiles: Roboflow's rotated
-    copies keep a box around each rotated box, so a tile's box comes out nearly square and
-    larger than the tile, and a tight detection of it can fall below IoU 0.5.  A tile's face
-    is 3:4; boxes whose median short/long side is above 0.88 are inflated."""
-    if len(truths) < 5:
-        return False
-    ratios = [min(x2 - x1, y2 - y1) / max(x2 - x1, y2 - y1, 1e-6) for x1, y1, x2, y2 in (t.box for t in truths)]
-    return float(np.median(ratios)) > 0.88
+    """Whether a photo's labels are the inflated boxes of a rotated copy
+    (``datasets.real.inflated_boxes``): a tight detection of such a tile can fall below IoU 0.5."""
+    return inflated_boxes([(x2 - x1, y2 - y1) for x1, y1, x2, y2 in (t.box for t in truths)])
 
 
 def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),

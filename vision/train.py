@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
-from datasets.real import photo_group
+from datasets.real import inflated_boxes, photo_group
 from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, square_crop
 
 REPO = Path(__file__).resolve().parent.parent
@@ -255,6 +255,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     # 1. crops of the labelled real boxes (train split; dev photos go to val)
     sources = [(img, label_path_for(img)) for img in real_images(data_dir, "train")]
     rng.shuffle(sources)
+    inflated = 0
     for n, (image_path, label_path) in enumerate(sources):
         rows = read_yolo_labels(label_path)
         if not rows:
@@ -263,6 +264,11 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         if image is None:
             continue
         h, w = image.shape[:2]
+        if inflated_boxes([(bw * w, bh * h) for _, _, _, bw, bh in rows]):
+            # a rotated copy: each box holds parts of the neighbouring tiles, so its crop
+            # does not show one tile (the upright copies of the same photo do)
+            inflated += 1
+            continue
         split = "val" if is_dev_photo(image_path.name) else "train"
         for k, (cls, cx, cy, bw, bh) in enumerate(rows):
             if not 0 <= cls < NUM_CLASSES:
@@ -272,7 +278,8 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
             crop = square_crop(image, box, margin, size)
             turns = rng.randrange(4) if split == "train" else 0
             save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
-    print(f"train: classifier crops from real photos: {written}")
+    print(f"train: classifier crops from real photos: {written} "
+          f"({inflated} rotated copies with inflated boxes left out)")
 
     # 2. the tile art, many augmented views of each (the only source of red fives and backs
     #    until synthetic scenes are available)
