@@ -15,6 +15,7 @@ COMMANDS = {
     "synth": ("datasets.synth", "render synthetic photos of hands with YOLO labels"),
     "mix": ("datasets.real", "assemble a training mix of real and synthetic photos"),
     "train": ("vision.train", "train the tile recogniser"),
+    "export": ("vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
     "eval": ("vision.evaluate", "measure the tile recogniser on labelled photos"),
     "scan": ("vision.scan", "read the hand(s) in photos and score them"),
     "serve": ("webui.app", "start the table assistant web page"),

@@ -180,6 +180,55 @@ def test_shipped_recognizer_reads_tiles_of_the_right_type():
     assert all(270 < d.center[1] < 364 for d in found)
 
 
+@pytest.fixture(scope="module")
+def exported_models(tmp_path_factory) -> Path:
+    """A copy of the shipped weights with fresh ONNX exports beside them."""
+    pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    import shutil
+    from vision.recognizer import export_onnx
+    if not (MODELS_DIR / DETECTOR_FILE).exists() or not (MODELS_DIR / CLASSIFIER_FILE).exists():
+        pytest.skip("no trained weights in models/ yet")
+    folder = tmp_path_factory.mktemp("models")
+    for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+        shutil.copy(MODELS_DIR / name, folder / name)
+    written = export_onnx(folder)
+    assert sorted(p.name for p in written) == ["tile_classifier.onnx", "tile_detector.onnx"]
+    return folder
+
+
+def test_the_onnx_exports_read_as_the_pytorch_weights_do(exported_models: Path, capsys):
+    from vision.recognizer import TwoStageRecognizer
+    image = _art_row()
+    if image is None:
+        pytest.skip("tile art not available")
+    fast = load_recognizer(str(exported_models))
+    plain = TwoStageRecognizer(exported_models / DETECTOR_FILE, exported_models / CLASSIFIER_FILE, onnx=False)
+    assert (fast.backend, plain.backend) == ("onnx+onnx", "torch+torch")
+    capsys.readouterr()
+    for photo in (image, image[100:580]):  # square, and wide (letterboxed alike)
+        ours, theirs = fast.detect(photo), plain.detect(photo)
+        assert [d.tile for d in ours] == [d.tile for d in theirs] and len(ours) >= 7
+        for a, b in zip(ours, theirs):
+            assert np.allclose(a.box, b.box, atol=1.0) and abs(a.confidence - b.confidence) < 0.02
+    assert capsys.readouterr().out == ""  # nothing on stdout: `scan --json` stays JSON
+
+
+def test_a_stale_onnx_export_is_not_used(exported_models: Path, tmp_path: Path):
+    import shutil
+    import onnx
+    from vision.recognizer import ONNX_SOURCE_KEY
+    for name in ("tile_detector", "tile_classifier"):
+        shutil.copy(exported_models / f"{name}.pt", tmp_path / f"{name}.pt")
+        shutil.copy(exported_models / f"{name}.onnx", tmp_path / f"{name}.onnx")
+    graph = onnx.load(str(tmp_path / "tile_classifier.onnx"))
+    next(p for p in graph.metadata_props if p.key == ONNX_SOURCE_KEY).value = "0" * 64  # other weights
+    onnx.save(graph, str(tmp_path / "tile_classifier.onnx"))
+    with pytest.warns(UserWarning, match="was not exported from tile_classifier.pt"):
+        recognizer = load_recognizer(str(tmp_path))
+    assert recognizer.backend == "onnx+torch"
+
+
 def test_missing_weights_raise_a_clear_error(tmp_path: Path):
     with pytest.raises(FileNotFoundError, match="no tile recogniser weights"):
         load_recognizer(str(tmp_path))

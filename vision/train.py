@@ -24,6 +24,7 @@ import hashlib
 import os
 import random
 import shutil
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,7 +33,7 @@ import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group
-from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, square_crop
+from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, export_onnx, square_crop
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -393,6 +394,14 @@ def publish(weights_dir: Path, file_name: str) -> Path:
     target = MODELS_DIR / file_name
     strip_optimizer(str(best), s=str(target))
     print(f"train: published {best} -> {target} ({target.stat().st_size / 1e6:.1f} MB)")
+    try:
+        for exported in export_onnx(MODELS_DIR):
+            print(f"train: ONNX export {exported} (used on a CPU)")
+    except ImportError:
+        print("train: the `onnx` package is missing, so no ONNX export was written; the stale "
+              "exports are ignored. Install it and run `mahjong-lens export`.")
+    except FileNotFoundError as error:
+        print(f"train: no ONNX export yet: {error}")
     return target
 
 
@@ -460,4 +469,23 @@ def run(args: argparse.Namespace) -> int:
         target = CLASSIFIER_FILE
     if not args.no_publish:
         publish(weights, target)
+    return 0
+
+
+def configure_export(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=None, help="folder of the weights (default: models/)")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``mahjong-lens export``: ONNX beside the weights, which the recogniser then uses on a CPU."""
+    try:
+        written = export_onnx(Path(args.model) if args.model else None)
+    except ImportError:
+        print("export: needs the `onnx` package (pip install onnx)", file=sys.stderr)
+        return 2
+    except FileNotFoundError as error:
+        print(f"export: {error}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"export: wrote {path}")
     return 0
