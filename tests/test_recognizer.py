@@ -288,9 +288,15 @@ def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(t
         cv2.imwrite(str(images / name), np.full((400, 400, 3), 200, np.uint8))
         rows = "".join(f"{k + 1} {0.15 + 0.1 * k:.2f} 0.5 {bw} {bh}\n" for k in range(6))  # 2m..7m
         (images.parent / "labels" / (Path(name).stem + ".txt")).write_text(rows)
+    # scattered single tiles with square boxes: each box still holds one tile, kept
+    name = "7_n_jpg.rf.d.jpg"
+    cv2.imwrite(str(images / name), np.full((400, 400, 3), 200, np.uint8))
+    (images.parent / "labels" / "7_n_jpg.rf.d.txt").write_text(
+        "".join(f"8 {0.1 + 0.15 * k:.2f} 0.5 0.09 0.09\n" for k in range(6)))  # 9m
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32)
     for tile in ("2m", "3m", "4m", "5m", "6m", "7m"):
         assert len(list((root / "train" / tile).glob("real*.png"))) == 1, tile
+    assert len(list((root / "train" / "9m").glob("real*.png"))) + len(list((root / "val" / "9m").glob("*.png"))) == 6
 
 
 def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):

@@ -75,6 +75,9 @@ def pick_device(choice: str = "auto") -> str:
 photo_name = photo_group
 
 
+PACKED_SOURCES = ("hand-rows", "tray")  # tiles side by side, touching their neighbours
+
+
 def photo_source(image_name: str) -> str:
     """Which kind of photo this is; the evaluation reports each source on its own."""
     name = Path(image_name).name
@@ -265,9 +268,11 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         if image is None:
             continue
         h, w = image.shape[:2]
-        if inflated_boxes([(bw * w, bh * h) for _, _, _, bw, bh in rows]):
-            # a rotated copy: each box holds parts of the neighbouring tiles, so its crop
-            # does not show one tile (the upright copies of the same photo do)
+        if photo_source(image_path.name) in PACKED_SOURCES and \
+                inflated_boxes([(bw * w, bh * h) for _, _, _, bw, bh in rows]):
+            # a rotated copy of tiles standing side by side: each box holds parts of the
+            # neighbouring tiles, so its crop does not show one tile (the upright copies of
+            # the same photo do). Scattered single tiles have room around them: kept.
             inflated += 1
             continue
         split = "val" if is_dev_photo(image_path.name) else "train"
