@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import statistics
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -53,10 +54,7 @@ def inflated_boxes(sizes: Sequence[tuple[float, float]]) -> bool:
     tile's face is 3:4; boxes whose median short/long side is above 0.88 are inflated."""
     if len(sizes) < 5:
         return False
-    ratios = sorted(min(w, h) / max(w, h, 1e-6) for w, h in sizes)
-    middle = len(ratios) // 2
-    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
-    return median > 0.88
+    return statistics.median(min(w, h) / max(w, h, 1e-6) for w, h in sizes) > 0.88
 
 
 def group_fraction(seed: int, group: str) -> float:

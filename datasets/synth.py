@@ -1057,15 +1057,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     art = args.art or [default_art_dir()]
     sheet = None if args.sheet is None else (False if str(args.sheet) == "-" else args.sheet)
-    if args.screens:
-        try:
-            labels = generate_screen_captures(args.out, args.count, args.seed, size=args.size, art_dirs=art)
-        except FileNotFoundError as e:
-            print(f"synth: {e}", file=sys.stderr)
-            return 2
-        print(f"wrote {args.count} screen captures, {labels} labels to {args.out}")
-        return 0
     try:
+        if args.screens:
+            labels = generate_screen_captures(args.out, args.count, args.seed, size=args.size, art_dirs=art)
+            print(f"wrote {args.count} screen captures, {labels} labels to {args.out}")
+            return 0
         s = generate(args.out, args.count, args.seed, size=args.size, art_dirs=art, workers=args.workers,
                      sheet=sheet, val_every=args.val_every, progress=not args.quiet)
     except FileNotFoundError as e:

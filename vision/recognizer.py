@@ -23,6 +23,7 @@ from vision.detections import TileDetection
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.pt"
 CLASSIFIER_FILE = "tile_classifier.pt"
+DETECTOR_SIZE = 416    # photo size of the shipped detector
 CLASSIFIER_SIZE = 96   # crop size of the shipped classifier; a model says its own in its train args
 CROP_MARGIN = 0.08
 TILE_RATIO = 4 / 3   # long side / short side of a tile face
@@ -97,7 +98,7 @@ def quiet_ultralytics():
 class TwoStageRecognizer:
     """Reads tiles from a BGR image (implements vision.detections.Recognizer)."""
 
-    def __init__(self, detector_path: Path, classifier_path: Path, imgsz: int = 416,
+    def __init__(self, detector_path: Path, classifier_path: Path, imgsz: int = DETECTOR_SIZE,
                  conf: float = 0.35, iou: float = 0.6, device: str | None = None,
                  rotations: int = 4, onnx: bool = True) -> None:
         os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
@@ -194,7 +195,7 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
         if not weights.exists():
             raise FileNotFoundError(f"{weights} is missing: nothing to export")
         model = YOLO(str(weights), task=task)
-        size = int((model.ckpt or {}).get("train_args", {}).get("imgsz") or (416 if task == "detect" else CLASSIFIER_SIZE))
+        size = int((model.ckpt or {}).get("train_args", {}).get("imgsz") or (DETECTOR_SIZE if task == "detect" else CLASSIFIER_SIZE))
         # dynamic: the detector letterboxes a photo as with PyTorch (no square padding), the
         # classifier takes any number of crops
         exported = Path(model.export(format="onnx", imgsz=size, dynamic=True,

@@ -692,8 +692,7 @@ def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
 def summary(scan: dict) -> str:
     """A readable account of a scan: tiles in Unicode and notation, the hand, the score."""
     lines = [f"{scan['image']} ({scan['width']} x {scan['height']}): {len(scan['tiles'])} tile(s) seen"]
-    entries = scan.get("hands") or [dict(scan, tiles=scan.get("hand_tiles") or
-                                         [i for i, t in enumerate(scan["tiles"]) if t.get("hand") == 0])]
+    entries = scan.get("hands") or [dict(scan, tiles=scan.get("hand_tiles", []))]
     for number, entry in enumerate(entries):
         seat = entry.get("seat")
         prefix = f"  hand {number + 1}" + (f" (seat {seat})" if seat else "") if len(entries) > 1 else "  hand"

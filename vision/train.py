@@ -33,7 +33,7 @@ import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group
-from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, export_onnx, square_crop
+from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, DETECTOR_SIZE, export_onnx, square_crop
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -451,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
         yaml = work / "detector-data" / "data.yaml"
         if not (args.resume and yaml.exists()) or args.rebuild_data:
             yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens)
-        weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or 416,
+        weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or DETECTOR_SIZE,
                          batch=args.batch or 16, workers=args.workers, cache="ram", patience=100,
                          degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True,
                          # what ultralytics picks by itself for a run this short; a run from
