@@ -120,17 +120,28 @@ def test_square_crop_pads_a_tall_box_without_cutting_it():
     assert (crop[:, :10] == 114).all() and (crop[:, 30:] == 114).all()
 
 
-def test_square_crop_squeezes_a_stretched_box_back_to_a_tile_shape():
-    # a screen capture stretched to a square: one tile 640 wide and 60 high
+def test_square_crop_squeezes_a_stretched_box_back_to_a_standing_tile():
+    # a screen capture of a column of tiles stretched to a square: one tile 640 wide, 60 high
     image = np.zeros((60, 640, 3), np.uint8)
     image[:, :320] = 255
     crop = square_crop(image, (0, 0, 640, 60), margin=0.0, size=64)
-    grey = (crop == 114).all(axis=2).mean()
-    # squeezed to 4:3 the face fills 3/4 of the square; padded as it is, it would fill 1/10
-    assert 0.2 < grey < 0.3
+    grey = (crop == 114).all(axis=2)
+    # squeezed to a standing 3:4 tile the face fills the middle 3/4 of the square, grey
+    # left and right; padded as it is, it would fill a strip 1/10 high
+    assert 0.2 < grey.mean() < 0.3
+    assert grey[:, :6].all() and grey[:, -6:].all() and not grey[:, 10:54].any()
     # both halves of the face survive, side by side
-    face = crop[~(crop == 114).all(axis=2).all(axis=1)]
-    assert face[:, :28].mean() > 200 and face[:, 36:].mean() < 60
+    assert crop[:, 10:30].mean() > 200 and crop[:, 34:54].mean() < 60
+
+
+def test_square_crop_squeezes_a_row_capture_back_to_a_standing_tile_too():
+    # a row of tiles stretched to a square: one tile 60 wide, 640 high, top half white
+    image = np.zeros((640, 60, 3), np.uint8)
+    image[:320] = 255
+    crop = square_crop(image, (0, 0, 60, 640), margin=0.0, size=64)
+    grey = (crop == 114).all(axis=2)
+    assert 0.2 < grey.mean() < 0.3 and grey[:, :6].all() and grey[:, -6:].all()
+    assert crop[:28, 10:54].mean() > 200 and crop[36:, 10:54].mean() < 60
 
 
 def test_square_crop_keeps_a_sideways_tile_as_it_is():

@@ -55,10 +55,22 @@ def onnx_session(weights: Path):
     return session
 
 
+def is_stretched(box: tuple[float, float, float, float]) -> bool:
+    """A box far longer than any tile: a photo stretched to a square, as the screen
+    captures in the real sets are."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    return width > STRETCHED * height or height > STRETCHED * width
+
+
 def square_crop(image: np.ndarray, box: tuple[float, float, float, float], margin: float = CROP_MARGIN,
                 size: int = CLASSIFIER_SIZE) -> np.ndarray:
     """The tile in `box` with a margin, padded to a square (so a centre crop cuts nothing
-    off the face) and resized to size x size.  Training cuts its crops with this too."""
+    off the face) and resized to size x size.  Training cuts its crops with this too.
+
+    A stretched box (``is_stretched``) is squeezed back to a standing tile's shape: the
+    screen captures it comes from show their faces upright, in a column (stretched wide)
+    or a row (stretched tall).  On the real captures this took correct tiles from 0.42
+    (squeezed to a lying tile in a column) to 0.85."""
     import cv2
     h, w = image.shape[:2]
     x1, y1, x2, y2 = box
@@ -67,13 +79,10 @@ def square_crop(image: np.ndarray, box: tuple[float, float, float, float], margi
     x2, y2 = min(w, int(round(x2 + mx))), min(h, int(round(y2 + my)))
     crop = image[y1:max(y2, y1 + 1), x1:max(x2, x1 + 1)]
     ch, cw = crop.shape[:2]
-    # A box far longer than any tile (a photo stretched to a square, as screen captures in
-    # the real sets are) is squeezed back to a sideways tile's shape: padding it instead
-    # would leave the face a thin strip.
-    if cw > STRETCHED * ch:
-        crop = cv2.resize(crop, (max(1, round(ch * TILE_RATIO)), ch), interpolation=cv2.INTER_AREA)
-    elif ch > STRETCHED * cw:
-        crop = cv2.resize(crop, (cw, max(1, round(cw * TILE_RATIO))), interpolation=cv2.INTER_AREA)
+    # padding a stretched box instead would leave the face a thin strip
+    if cw > STRETCHED * ch or ch > STRETCHED * cw:
+        short = min(ch, cw)  # the stretch made the other side long
+        crop = cv2.resize(crop, (short, max(1, round(short * TILE_RATIO))), interpolation=cv2.INTER_AREA)
     ch, cw = crop.shape[:2]
     side = max(ch, cw)
     top, left = (side - ch) // 2, (side - cw) // 2
