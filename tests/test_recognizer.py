@@ -321,3 +321,39 @@ def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
     rows = [line.split() for f in train_labels for line in f.read_text().splitlines()]
     assert rows and all(r[0] == "0" for r in rows)
     assert "names:\n  0: tile" in yaml.read_text()
+
+
+def test_turned_labels_follow_the_picture_turned_a_quarter():
+    from vision.train import turn_labels
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[10:40, 120:150] = 255  # a box at x 120-150, y 10-40 of a 200 x 100 picture
+    rows = [(3, 135 / 200, 25 / 100, 30 / 200, 30 / 100)]
+    for turns in (1, 2, 3):
+        turned = np.rot90(image, turns)
+        th, tw = turned.shape[:2]
+        _, cx, cy, w, h = turn_labels(rows, turns)[0]
+        ys, xs = np.nonzero(turned[..., 0])
+        # the label is the white patch's box in the turned picture, to the pixel
+        assert abs(cx * tw - (xs.min() + xs.max() + 1) / 2) < 1e-6 and abs(w * tw - (xs.max() + 1 - xs.min())) < 1e-6
+        assert abs(cy * th - (ys.min() + ys.max() + 1) / 2) < 1e-6 and abs(h * th - (ys.max() + 1 - ys.min())) < 1e-6
+    assert turn_labels(rows, 4) == rows
+
+
+def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path):
+    import cv2
+    from vision.train import prepare_detector_data
+    data = _fake_data_dir(tmp_path / "data")
+    images = data / "real" / "chinese-mixed" / "train" / "images"
+    # a scattered single-tile photo is not turned (only tiles standing side by side are)
+    cv2.imwrite(str(images / "7_n_jpg.rf.d.jpg"), np.full((200, 200, 3), 90, np.uint8))
+    (images.parent / "labels" / "7_n_jpg.rf.d.txt").write_text("8 0.5 0.5 0.1 0.1\n")
+    root = prepare_detector_data(data, tmp_path / "work", turned=True).parent
+    turned = sorted((root / "images" / "train").glob("turned*"))
+    assert len(turned) == 1 and "hand_001" in turned[0].name  # the dev photo stays out
+    picture = cv2.imread(str(turned[0]))
+    _, cx, cy, w, h = map(float, (root / "labels" / "train" / (turned[0].stem + ".txt")).read_text().split())
+    # the tile (the bright patch of the fake photo) is where the turned label says
+    x1, y1 = int(round((cx - w / 2) * 200)), int(round((cy - h / 2) * 200))
+    x2, y2 = int(round((cx + w / 2) * 200)), int(round((cy + h / 2) * 200))
+    assert picture[y1 + 2:y2 - 2, x1 + 2:x2 - 2].min() > 200
+    assert picture.mean() < 120  # and the rest is the dark table

@@ -166,13 +166,58 @@ def _link(src: Path, dst: Path) -> None:
 
 # ------------------------------------------------------------------- detector data
 
+def turn_labels(rows: list[tuple[int, float, float, float, float]],
+                quarter_turns: int) -> list[tuple[int, float, float, float, float]]:
+    """YOLO label rows (normalised cx, cy, w, h) of a picture turned by np.rot90(k): a
+    quarter turn moves an axis-aligned box to an axis-aligned box, so the labels stay exact."""
+    out = []
+    for cls, cx, cy, w, h in rows:
+        for _ in range(quarter_turns % 4):  # one counter-clockwise quarter turn
+            cx, cy, w, h = cy, 1 - cx, h, w
+        out.append((cls, cx, cy, w, h))
+    return out
+
+
+def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, seed: int = 0) -> int:
+    """A quarter-turned copy of each photo of tiles standing side by side (hand rows, trays)
+    whose boxes are tight, turned left or right at random: rows that run up the picture, as
+    a camera over the table sees the players at its sides. Roboflow's own rotated copies
+    cannot teach this: their boxes are inflated."""
+    import cv2
+    rng = random.Random(seed)
+    written = 0
+    for image_path in images:
+        if photo_source(image_path.name) not in PACKED_SOURCES or is_dev_photo(image_path.name):
+            continue
+        rows = read_yolo_labels(label_path_for(image_path))
+        image = cv2.imread(str(image_path))
+        if not rows or image is None:
+            continue
+        h, w = image.shape[:2]
+        if inflated_boxes([(bw * w, bh * h) for _, _, _, bw, bh in rows]):
+            continue
+        turns = rng.choice((1, 3))
+        name = f"turned{turns}__{image_path.parts[-4]}__{image_path.stem}"
+        out_images.mkdir(parents=True, exist_ok=True)
+        out_labels.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(out_images / f"{name}.jpg"), _rotate(image, turns), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        (out_labels / f"{name}.txt").write_text(one_class_label_text(turn_labels(rows, turns)))
+        written += 1
+    return written
+
+
 def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed: int = 0,
-                          screen_count: int = 0) -> Path:
-    """A one-class YOLO dataset in WORK/detector-data; returns its data.yaml."""
+                          screen_count: int = 0, turned: bool = False) -> Path:
+    """A one-class YOLO dataset in WORK/detector-data; returns its data.yaml.  `turned`
+    adds a quarter-turned copy of each real hand-row and tray photo (``write_turned_copies``)."""
     root = work / "detector-data"
     if root.exists():
         shutil.rmtree(root)
     counts = {"train": 0, "val": 0}
+    if turned:
+        counts["train"] += write_turned_copies(real_images(data_dir, "train"), root / "images" / "train",
+                                               root / "labels" / "train", seed)
+        print(f"train: {counts['train']} quarter-turned copies of hand-row and tray photos")
     for image in (real_images(data_dir, "train") + synth_scenes(work, synth_count, seed)
                   + screen_captures(work, screen_count, seed, data_dir / "art")):
         split = "val" if (is_dev_photo(image.name) and "synth" not in str(image)) else "train"
@@ -440,6 +485,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         default="none", help="classifier: torchvision automatic augmentation policy")
     parser.add_argument("--scale", type=float, default=0.1,
                         help="classifier: random-resized-crop keeps between 1-SCALE and all of the crop")
+    parser.add_argument("--turned", action="store_true",
+                        help="detector: add a quarter-turned copy of each real hand-row and tray photo "
+                             "(rows running up the picture)")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
 
 
@@ -450,7 +498,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stage == "detector":
         yaml = work / "detector-data" / "data.yaml"
         if not (args.resume and yaml.exists()) or args.rebuild_data:
-            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens)
+            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens, args.turned)
         weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or DETECTOR_SIZE,
                          batch=args.batch or 16, workers=args.workers, cache="ram", patience=100,
                          degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True,
