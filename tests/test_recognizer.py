@@ -74,6 +74,42 @@ def test_unlabelled_bonus_tiles_can_be_ignored():
     assert ignored.detected == 1 and ignored.exact
 
 
+class _BrightPatchReader:
+    """A stand-in recogniser: every bright patch of the picture is a 1m, its box exact."""
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        import cv2
+        count, _, stats, _ = cv2.connectedComponentsWithStats((image[..., 0] > 200).astype(np.uint8))
+        return [TileDetection("1m", (float(x), float(y), float(x + w), float(y + h)), 0.9)
+                for x, y, w, h, _ in stats[1:count]]
+
+
+def test_eval_reads_hand_rows_again_turned_a_quarter(tmp_path: Path):
+    import cv2
+    from vision.evaluate import TURNED, evaluate, turned_quarter
+    image = np.full((200, 300, 3), 90, np.uint8)
+    truths = []
+    for k in range(5):  # five upright tiles side by side, not square: tight labels
+        x = 40 + 34 * k
+        image[60:100, x:x + 30] = 240
+        truths.append(Truth("1m", (x, 60, x + 30, 100)))
+    view, turned_truths = turned_quarter(image, truths)
+    assert view.shape == (300, 200, 3)
+    assert [len(score_image(_BrightPatchReader().detect(view), turned_truths).missed)] == [0]
+    images = tmp_path / "images"
+    images.mkdir()
+    cv2.imwrite(str(images / "hand_001_jpg.rf.a.png"), image)
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "labels" / "hand_001_jpg.rf.a.txt").write_text(
+        "".join(f"0 {(t.box[0] + 15) / 300:.6f} 0.4 0.1 0.2\n" for t in truths))
+    items = [("chinese-mixed/hand-rows", images / "hand_001_jpg.rf.a.png", tmp_path / "labels" / "hand_001_jpg.rf.a.txt")]
+    scores, _, records = evaluate(_BrightPatchReader(), items, progress=False, turned=True)
+    turned_source = "chinese-mixed/hand-rows" + TURNED
+    assert scores[turned_source].images == 1 and scores[turned_source].recall == 1.0
+    assert scores["all"].images == 1  # the turned view is reported apart, not in "all"
+    assert [r["source"] for r in records] == ["chinese-mixed/hand-rows", turned_source]
+
+
 def test_peer_honour_names_map_to_ours():
     # the peer reads Japanese honour names; East..North are 1z..4z, white/green/red 5z..7z
     assert [PEER_NAMES[n] for n in ("tou", "nan", "sha", "pe", "haku", "hatsu", "chun")] == \

@@ -186,13 +186,28 @@ def inflated_labels(truths: list[Truth]) -> bool:
     return inflated_boxes([(x2 - x1, y2 - y1) for x1, y1, x2, y2 in (t.box for t in truths)])
 
 
+def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:
+    """The photo turned a quarter counter-clockwise (np.rot90) and its labels, still exact:
+    a quarter turn moves an axis-aligned box to an axis-aligned box."""
+    width = image.shape[1]
+    return (np.ascontiguousarray(np.rot90(image)),
+            [Truth(t.tile, (t.box[1], width - t.box[2], t.box[3], width - t.box[0])) for t in truths])
+
+
+TURNED = " (turned a quarter)"
+
+
 def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),
-             progress: bool = True) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
-    """Scores per source, the confusion counts, and one record per image."""
+             progress: bool = True, turned: bool = False) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
+    """Scores per source, the confusion counts, and one record per image.  With `turned`,
+    each hand-row and tray photo with tight labels is read a second time turned a quarter
+    and reported as its own source: rows running up the picture, as a camera over the
+    table sees the players at its sides."""
     import cv2
     scores: dict[str, SourceScore] = defaultdict(SourceScore)
     confusions: Counter = Counter()
     records = []
+    done = 0
     for source, image_path, label_path in items:
         image = cv2.imread(str(image_path))
         if image is None:
@@ -200,19 +215,25 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
         truths = read_truths(label_path, image.shape[1], image.shape[0])
         if source.endswith("hand-rows") and inflated_labels(truths):
             source += " (rotated copies)"
-        started = time.perf_counter()
-        detections = recognizer.detect(image)
-        seconds = time.perf_counter() - started
-        ignore = FLOWERS if any(source.startswith(s) for s in ignore_bonus_in) else ()
-        score = score_image(detections, truths, ignore)
-        scores[source].add(score, seconds)
-        scores["all"].add(score, seconds)
-        confusions.update(score.confusions)
-        if progress and (len(records) + 1) % 50 == 0:
-            print(f"  {len(records) + 1}/{len(items)} images", file=sys.stderr, flush=True)
-        records.append({"image": image_path.name, "source": source, "labelled": score.labelled,
-                        "detected": score.detected, "correct": score.correct, "exact": score.exact,
-                        "confusions": score.confusions, "missed": score.missed})
+        views = [(source, image, truths)]
+        if turned and source.endswith(("hand-rows", "tray")) and not inflated_labels(truths):
+            views.append((source + TURNED, *turned_quarter(image, truths)))
+        for view_source, view, view_truths in views:
+            started = time.perf_counter()
+            detections = recognizer.detect(view)
+            seconds = time.perf_counter() - started
+            ignore = FLOWERS if any(view_source.startswith(s) for s in ignore_bonus_in) else ()
+            score = score_image(detections, view_truths, ignore)
+            scores[view_source].add(score, seconds)
+            if view_source == source:  # "all" stays the photos as taken
+                scores["all"].add(score, seconds)
+                confusions.update(score.confusions)
+            records.append({"image": image_path.name, "source": view_source, "labelled": score.labelled,
+                            "detected": score.detected, "correct": score.correct, "exact": score.exact,
+                            "confusions": score.confusions, "missed": score.missed})
+        done += 1
+        if progress and done % 50 == 0:
+            print(f"  {done}/{len(items)} images", file=sys.stderr, flush=True)
     return dict(scores), confusions, records
 
 
@@ -273,6 +294,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=0, help="at most this many images per folder")
     parser.add_argument("--out", default="eval-out", help="folder for the confusion images and JSON")
     parser.add_argument("--conf", type=float, default=None, help="detector confidence threshold")
+    parser.add_argument("--turned", action="store_true",
+                        help="also read each hand-row and tray photo turned a quarter (reported apart)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -296,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
     report = {}
     for name, recognizer in recognizers:
         recognizer.detect(np.full((640, 640, 3), 127, np.uint8))  # warm up, not timed
-        scores, confusions, records = evaluate(recognizer, items)
+        scores, confusions, records = evaluate(recognizer, items, turned=args.turned)
         print(format_table(name, scores))
         print("  most confused (labelled -> read): " +
               ", ".join(f"{a}->{b} x{n}" for (a, b), n in confusions.most_common(8)))
