@@ -80,7 +80,7 @@ def square_crop(image: np.ndarray, box: tuple[float, float, float, float], margi
     crop = image[y1:max(y2, y1 + 1), x1:max(x2, x1 + 1)]
     ch, cw = crop.shape[:2]
     # padding a stretched box instead would leave the face a thin strip
-    if cw > STRETCHED * ch or ch > STRETCHED * cw:
+    if is_stretched((0, 0, cw, ch)):
         short = min(ch, cw)  # the stretch made the other side long
         crop = cv2.resize(crop, (short, max(1, round(short * TILE_RATIO))), interpolation=cv2.INTER_AREA)
     ch, cw = crop.shape[:2]
