@@ -207,8 +207,7 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
     scores: dict[str, SourceScore] = defaultdict(SourceScore)
     confusions: Counter = Counter()
     records = []
-    done = 0
-    for source, image_path, label_path in items:
+    for done, (source, image_path, label_path) in enumerate(items, 1):
         image = cv2.imread(str(image_path))
         if image is None:
             continue
@@ -231,7 +230,6 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             records.append({"image": image_path.name, "source": view_source, "labelled": score.labelled,
                             "detected": score.detected, "correct": score.correct, "exact": score.exact,
                             "confusions": score.confusions, "missed": score.missed})
-        done += 1
         if progress and done % 50 == 0:
             print(f"  {done}/{len(items)} images", file=sys.stderr, flush=True)
     return dict(scores), confusions, records

@@ -113,6 +113,12 @@ def one_class_label_text(rows: list[tuple[int, float, float, float, float]]) -> 
     return "".join(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for _, cx, cy, w, h in rows)
 
 
+def inflated_rows(rows: list[tuple[int, float, float, float, float]], width: int, height: int) -> bool:
+    """Whether a photo's YOLO label rows are the inflated boxes of a rotated copy
+    (``datasets.real.inflated_boxes``, judged in pixels: the photos are stretched)."""
+    return inflated_boxes([(bw * width, bh * height) for _, _, _, bw, bh in rows])
+
+
 def label_path_for(image: Path) -> Path:
     return image.parent.parent / "labels" / (image.stem + ".txt")
 
@@ -193,8 +199,7 @@ def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, 
         image = cv2.imread(str(image_path))
         if not rows or image is None:
             continue
-        h, w = image.shape[:2]
-        if inflated_boxes([(bw * w, bh * h) for _, _, _, bw, bh in rows]):
+        if inflated_rows(rows, image.shape[1], image.shape[0]):
             continue
         turns = rng.choice((1, 3))
         name = f"turned{turns}__{image_path.parts[-4]}__{image_path.stem}"
@@ -214,11 +219,11 @@ def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed
     if root.exists():
         shutil.rmtree(root)
     counts = {"train": 0, "val": 0}
+    real = real_images(data_dir, "train")
     if turned:
-        counts["train"] += write_turned_copies(real_images(data_dir, "train"), root / "images" / "train",
-                                               root / "labels" / "train", seed)
+        counts["train"] += write_turned_copies(real, root / "images" / "train", root / "labels" / "train", seed)
         print(f"train: {counts['train']} quarter-turned copies of hand-row and tray photos")
-    for image in (real_images(data_dir, "train") + synth_scenes(work, synth_count, seed)
+    for image in (real + synth_scenes(work, synth_count, seed)
                   + screen_captures(work, screen_count, seed, data_dir / "art")):
         split = "val" if (is_dev_photo(image.name) and "synth" not in str(image)) else "train"
         prefix = image.parts[-4] if "real" in image.parts else "synth"
@@ -313,8 +318,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         if image is None:
             continue
         h, w = image.shape[:2]
-        if photo_source(image_path.name) in PACKED_SOURCES and \
-                inflated_boxes([(bw * w, bh * h) for _, _, _, bw, bh in rows]):
+        if photo_source(image_path.name) in PACKED_SOURCES and inflated_rows(rows, w, h):
             # a rotated copy of tiles standing side by side: each box holds parts of the
             # neighbouring tiles, so its crop does not show one tile (the upright copies of
             # the same photo do). Scattered single tiles have room around them: kept.
