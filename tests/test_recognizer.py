@@ -346,6 +346,49 @@ def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(t
     assert len(list((root / "train" / "9m").glob("real*.png"))) + len(list((root / "val" / "9m").glob("*.png"))) == 6
 
 
+def test_labels_snap_to_the_detector_box_on_their_tile():
+    from vision.train import snap_to_detector
+    tile_a, tile_b, far = (0, 0, 30, 40), (30, 0, 60, 40), (200, 200, 230, 240)
+    shifted = (10, 0, 40, 40)  # a label slid a third of a tile off tile A, onto B
+    assert snap_to_detector([shifted, (100, 100, 130, 140)], [tile_b, tile_a, far]) == [tile_a, None]
+    # two labels over one box: the closer takes it, the other keeps nothing
+    assert snap_to_detector([(2, 0, 32, 40), tile_a], [tile_a]) == [None, tile_a]
+    assert snap_to_detector([tile_a], []) == [None]
+
+
+def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):
+    import cv2
+    from vision.train import prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    images = data / "real" / "chinese-mixed" / "train" / "images"
+    # a turned copy of a row of six tiles, labelled with inflated (square, too large) boxes
+    name = "hand_090_jpg.rf.c.jpg"
+    assert not is_dev_photo(name)
+    photo = np.full((400, 400, 3), 200, np.uint8)
+    tight = [(int(400 * (0.15 + 0.1 * k - 0.03)), 184, int(400 * (0.15 + 0.1 * k + 0.03)), 216) for k in range(6)]
+    for x1, y1, x2, y2 in tight:
+        photo[y1:y2, x1:x2] = 250
+    cv2.imwrite(str(images / name), photo)
+    (images.parent / "labels" / "hand_090_jpg.rf.c.txt").write_text(
+        "".join(f"{k + 1} {0.15 + 0.1 * k:.2f} 0.5 0.09 0.09\n" for k in range(6)))  # 2m..7m
+
+    def detector(image: np.ndarray) -> np.ndarray:
+        # the tight tiles of the turned copy; nothing in the other photos
+        return np.array(tight if (image == 250).any() else [], np.float32).reshape(-1, 4)
+
+    without = prepare_classifier_data(data, tmp_path / "plain", art_copies=0, size=32)
+    assert not list((without / "train" / "2m").glob("real*.png"))  # inflated boxes: left out
+    root = prepare_classifier_data(data, tmp_path / "snapped", art_copies=0, size=32, detector=detector)
+    for tile in ("2m", "3m", "4m", "5m", "6m", "7m"):
+        crops = list((root / "train" / tile).glob("real*.png"))
+        assert len(crops) == 1, tile
+        # cut at the tight, standing box, so padded at its sides to a square (the square
+        # label box would need no padding)
+        assert (cv2.imread(str(crops[0])) == 114).all(axis=2).mean() > 0.1
+    # the 1m photos, where the detector finds nothing, keep their labelled boxes
+    assert len(list((root / "train" / "1m").glob("real*.png"))) == 1
+
+
 def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
     from vision.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")

@@ -119,6 +119,29 @@ def inflated_rows(rows: list[tuple[int, float, float, float, float]], width: int
     return inflated_boxes([(bw * width, bh * height) for _, _, _, bw, bh in rows])
 
 
+Box = tuple[float, float, float, float]
+
+
+def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou: float = 0.3) -> list[Box | None]:
+    """For each labelled box, the detector's box on the same tile, or None.  Pairs are
+    taken greedily by IoU (>= `min_iou`), each box once.  A classifier trained on crops cut
+    where the detector puts its boxes sees what it will see when reading a photo; and a
+    label that Roboflow shifted off its tile (its turned copies) still names the tile the
+    detector finds under it, rather than a crop of half of two tiles."""
+    from vision.evaluate import iou
+    pairs = sorted(((iou(label, found), i, j) for i, label in enumerate(label_boxes)
+                    for j, found in enumerate(detector_boxes)), reverse=True)
+    snapped: list[Box | None] = [None] * len(label_boxes)
+    taken: set[int] = set()
+    for overlap, i, j in pairs:
+        if overlap < min_iou:
+            break
+        if snapped[i] is None and j not in taken:
+            snapped[i] = tuple(float(v) for v in detector_boxes[j])
+            taken.add(j)
+    return snapped
+
+
 def label_path_for(image: Path) -> Path:
     return image.parent.parent / "labels" / (image.stem + ".txt")
 
@@ -285,8 +308,13 @@ def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
 
 def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
                             synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
-                            size: int = CLASSIFIER_SIZE) -> Path:
-    """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px."""
+                            size: int = CLASSIFIER_SIZE, detector=None) -> Path:
+    """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
+
+    With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
+    real photos' crops are cut at the detector's boxes (``snap_to_detector``; a label with
+    none keeps its own box), and the turned copies of packed rows, whose inflated labels
+    hold parts of the neighbours, give the crops the detector finds in them."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
@@ -309,7 +337,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     # 1. crops of the labelled real boxes (train split; dev photos go to val)
     sources = [(img, label_path_for(img)) for img in real_images(data_dir, "train")]
     rng.shuffle(sources)
-    inflated = 0
+    inflated = snapped_count = 0
     for n, (image_path, label_path) in enumerate(sources):
         rows = read_yolo_labels(label_path)
         if not rows:
@@ -318,23 +346,36 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         if image is None:
             continue
         h, w = image.shape[:2]
-        if photo_source(image_path.name) in PACKED_SOURCES and inflated_rows(rows, w, h):
+        boxes = [((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                 for _, cx, cy, bw, bh in rows]
+        packed_and_inflated = photo_source(image_path.name) in PACKED_SOURCES and inflated_rows(rows, w, h)
+        if detector is not None:
+            snapped = snap_to_detector(boxes, [tuple(b) for b in detector(image)])
+            snapped_count += sum(b is not None for b in snapped)
+            # an inflated label stays out: its crop would not show one tile
+            boxes = [s if s is not None or packed_and_inflated else b for s, b in zip(snapped, boxes)]
+        elif packed_and_inflated:
             # a rotated copy of tiles standing side by side: each box holds parts of the
             # neighbouring tiles, so its crop does not show one tile (the upright copies of
             # the same photo do). Scattered single tiles have room around them: kept.
             inflated += 1
             continue
         split = "val" if is_dev_photo(image_path.name) else "train"
-        for k, (cls, cx, cy, bw, bh) in enumerate(rows):
-            if not 0 <= cls < NUM_CLASSES:
+        for k, ((cls, *_), box) in enumerate(zip(rows, boxes)):
+            if not 0 <= cls < NUM_CLASSES or box is None:
                 continue
-            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             margin = rng.uniform(0.0, 0.15) if split == "train" else 0.08
             crop = square_crop(image, box, margin, size)
             turns = rng.randrange(4) if split == "train" else 0
             save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
-    print(f"train: classifier crops from real photos: {written} "
-          f"({inflated} rotated copies with inflated boxes left out)")
+        if n % 200 == 0 and detector is not None:
+            print(f"train: crops of {n}/{len(sources)} real photos cut at the detector's boxes", flush=True)
+    if detector is not None:
+        print(f"train: classifier crops from real photos: {written} "
+              f"({snapped_count} of them at the detector's boxes)")
+    else:
+        print(f"train: classifier crops from real photos: {written} "
+              f"({inflated} rotated copies with inflated boxes left out)")
 
     # 2. the tile art, many augmented views of each (the only source of red fives and backs
     #    until synthetic scenes are available)
@@ -492,6 +533,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--turned", action="store_true",
                         help="detector: add a quarter-turned copy of each real hand-row and tray photo "
                              "(rows running up the picture)")
+    parser.add_argument("--crop-detector", default=None, metavar="FOLDER",
+                        help="classifier: cut the real photos' crops at the boxes of this folder's "
+                             "detector (e.g. models), as the recogniser will, not at the labels")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
 
 
@@ -513,8 +557,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         folder = work / "classifier-data"
         if not (args.resume and folder.exists()) or args.rebuild_data:
+            detector = None
+            if args.crop_detector:
+                from vision.recognizer import load_recognizer
+                reader = load_recognizer(args.crop_detector)
+
+                def detector(image: np.ndarray) -> np.ndarray:
+                    return reader.boxes(image)[0]
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
-                                             screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE)
+                                             screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
+                                             detector=detector)
         weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
                          imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
                          workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=args.scale,
