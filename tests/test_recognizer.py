@@ -323,6 +323,15 @@ def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path)
     assert list(train.glob("1z/art_*.png")) and list(train.glob("back/art_*.png"))
 
 
+def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):
+    from vision.train import prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, real_copies=3)
+    crops = sorted(p.stem for p in (root / "train" / "1m").glob("real*.png"))
+    assert len(crops) == 3 and len({name.rsplit("_", 1)[1] for name in crops}) == 3  # three turns
+    assert len(list((root / "val" / "1m").glob("*.png"))) == 1  # the development crop once
+
+
 def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(tmp_path: Path):
     import cv2
     from vision.train import prepare_classifier_data

@@ -308,13 +308,15 @@ def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
 
 def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
                             synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
-                            size: int = CLASSIFIER_SIZE, detector=None) -> Path:
+                            size: int = CLASSIFIER_SIZE, detector=None, real_copies: int = 1) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
     real photos' crops are cut at the detector's boxes (``snap_to_detector``; a label with
     none keeps its own box), and the turned copies of packed rows, whose inflated labels
-    hold parts of the neighbours, give the crops the detector finds in them."""
+    hold parts of the neighbours, give the crops the detector finds in them.  Each real
+    training crop is written `real_copies` times, each at its own margin and quarter-turn,
+    to weigh the real photos more against the art and the synthetic crops."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
@@ -364,10 +366,14 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         for k, ((cls, *_), box) in enumerate(zip(rows, boxes)):
             if not 0 <= cls < NUM_CLASSES or box is None:
                 continue
-            margin = rng.uniform(0.0, 0.15) if split == "train" else 0.08
-            crop = square_crop(image, box, margin, size)
-            turns = rng.randrange(4) if split == "train" else 0
-            save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
+            if split == "val":
+                save(square_crop(image, box, 0.08, size), split, CLASS_NAMES[cls], f"real{n}_{k}_0")
+                continue
+            first_turn = rng.randrange(4)
+            for copy in range(real_copies):
+                turns = (first_turn + copy) % 4
+                crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
+                save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
         if n % 200 == 0 and detector is not None:
             print(f"train: crops of {n}/{len(sources)} real photos cut at the detector's boxes", flush=True)
     if detector is not None:
@@ -536,6 +542,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--crop-detector", default=None, metavar="FOLDER",
                         help="classifier: cut the real photos' crops at the boxes of this folder's "
                              "detector (e.g. models), as the recogniser will, not at the labels")
+    parser.add_argument("--real-copies", type=int, default=1,
+                        help="classifier: write each real training crop this many times (other turns)")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
 
 
@@ -566,7 +574,7 @@ def run(args: argparse.Namespace) -> int:
                     return reader.boxes(image)[0]
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
-                                             detector=detector)
+                                             detector=detector, real_copies=args.real_copies)
         weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
                          imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
                          workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=args.scale,
