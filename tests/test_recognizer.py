@@ -187,6 +187,39 @@ def test_square_crop_keeps_a_sideways_tile_as_it_is():
     assert crop[5:35].min() == 255 and (crop[:5] == 114).all()
 
 
+def test_stretch_is_judged_from_the_boxes_shape():
+    from vision.recognizer import unstretch_scale
+    tiles = np.array([[0, 0, 30, 40], [30, 0, 60, 40], [60, 0, 90, 40]], np.float32)
+    assert unstretch_scale(tiles) is None  # standing tiles
+    assert unstretch_scale(tiles[:, [1, 0, 3, 2]]) is None  # lying tiles
+    assert unstretch_scale(np.zeros((0, 4), np.float32)) is None
+    row = np.array([[0, 0, 30, 400], [30, 0, 60, 400]], np.float32)  # a row stretched up and down
+    assert unstretch_scale(row) == pytest.approx((1.0, 0.1))  # back to 30 x 40
+    column = np.array([[0, 0, 400, 30], [0, 30, 400, 60]], np.float32)  # a column stretched wide
+    assert unstretch_scale(column) == pytest.approx((0.05625, 1.0))  # back to 22.5 x 30, standing
+
+
+def test_a_stretched_photo_is_looked_at_again_scaled_back():
+    from vision.recognizer import TwoStageRecognizer
+    looked_at = []
+
+    def find_boxes(image: np.ndarray):
+        looked_at.append(image.shape[:2])
+        height, width = image.shape[:2]
+        # tiles a tenth of the width and as tall as the photo, as in a row stretched to a square
+        boxes = np.array([[x, 0, x + width / 10, height] for x in np.arange(0, width, width / 10)], np.float32)
+        return boxes, np.full(len(boxes), 0.9, np.float32)
+
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
+    reader._find_boxes = find_boxes
+    boxes, confidences = reader.boxes(np.zeros((640, 640, 3), np.uint8))
+    assert looked_at[0] == (640, 640)
+    assert looked_at[1] == (85, 640)  # height squeezed until the 64 px wide boxes stand 4:3
+    assert len(looked_at) == 2  # the second look finds tiles of a tile's shape: no third
+    # the boxes of the second look, in the photo's own pixels
+    assert boxes[0] == pytest.approx([0, 0, 64, 640], abs=0.5) and len(confidences) == 10
+
+
 # ------------------------------------------------------------------ the model
 
 def _art_row() -> np.ndarray | None:
