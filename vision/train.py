@@ -27,13 +27,15 @@ import shutil
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group
-from vision.recognizer import CLASSIFIER_FILE, CLASSIFIER_SIZE, DETECTOR_FILE, DETECTOR_SIZE, export_onnx, square_crop
+from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
+                               export_onnx, square_crop)
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -308,7 +310,8 @@ def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
 
 def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
                             synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
-                            size: int = CLASSIFIER_SIZE, detector=None, real_copies: int = 1) -> Path:
+                            size: int = CLASSIFIER_SIZE, detector: Callable[[np.ndarray], np.ndarray] | None = None,
+                            real_copies: int = 1) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -367,7 +370,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
             if not 0 <= cls < NUM_CLASSES or box is None:
                 continue
             if split == "val":
-                save(square_crop(image, box, 0.08, size), split, CLASS_NAMES[cls], f"real{n}_{k}_0")
+                save(square_crop(image, box, CROP_MARGIN, size), split, CLASS_NAMES[cls], f"real{n}_{k}_0")
                 continue
             first_turn = rng.randrange(4)
             for copy in range(real_copies):
