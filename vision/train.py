@@ -124,6 +124,12 @@ def inflated_rows(rows: list[tuple[int, float, float, float, float]], width: int
 Box = tuple[float, float, float, float]
 
 
+def pixel_box(row: tuple[int, float, float, float, float], width: int, height: int) -> Box:
+    """The x1y1x2y2 pixel box of a YOLO label row (class, cx, cy, w, h normalised)."""
+    _, cx, cy, bw, bh = row
+    return ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
+
+
 def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou: float = 0.3) -> list[Box | None]:
     """For each labelled box, the detector's box on the same tile, or None.  Pairs are
     taken greedily by IoU (>= `min_iou`), each box once.  A classifier trained on crops cut
@@ -351,8 +357,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         if image is None:
             continue
         h, w = image.shape[:2]
-        boxes = [((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-                 for _, cx, cy, bw, bh in rows]
+        boxes = [pixel_box(row, w, h) for row in rows]
         packed_and_inflated = photo_source(image_path.name) in PACKED_SOURCES and inflated_rows(rows, w, h)
         if detector is not None:
             snapped = snap_to_detector(boxes, [tuple(b) for b in detector(image)])
@@ -426,11 +431,11 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
             if image is None:
                 continue
             h, w = image.shape[:2]
-            for k, (cls, cx, cy, bw, bh) in enumerate(read_yolo_labels(label_path_for(image_path))):
+            for k, row in enumerate(read_yolo_labels(label_path_for(image_path))):
+                cls = row[0]
                 if 0 <= cls < NUM_CLASSES and taken[cls] < per_class_cap:
                     taken[cls] += 1
-                    box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-                    crop = square_crop(image, box, rng.uniform(0.0, max_margin), size)
+                    crop = square_crop(image, pixel_box(row, w, h), rng.uniform(0.0, max_margin), size)
                     save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"{tag}{n}_{k}")
 
     # 4. synthetic scenes (face-down tiles, red fives, sideways tiles in context)
