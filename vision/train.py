@@ -130,6 +130,13 @@ def pixel_box(row: tuple[int, float, float, float, float], width: int, height: i
     return ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
 
 
+def crop_detector(folder: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The tile boxes (N x 4 pixels) that the recogniser in `folder` finds in a photo."""
+    from vision.recognizer import load_recognizer
+    reader = load_recognizer(folder)
+    return lambda image: reader.boxes(image)[0]
+
+
 def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou: float = 0.3) -> list[Box | None]:
     """For each labelled box, the detector's box on the same tile, or None.  Pairs are
     taken greedily by IoU (>= `min_iou`), each box once.  A classifier trained on crops cut
@@ -573,13 +580,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         folder = work / "classifier-data"
         if not (args.resume and folder.exists()) or args.rebuild_data:
-            detector = None
-            if args.crop_detector:
-                from vision.recognizer import load_recognizer
-                reader = load_recognizer(args.crop_detector)
-
-                def detector(image: np.ndarray) -> np.ndarray:
-                    return reader.boxes(image)[0]
+            detector = crop_detector(args.crop_detector) if args.crop_detector else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies)
