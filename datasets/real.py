@@ -47,6 +47,23 @@ def photo_group(filename: str) -> str:
     return os.path.splitext(name)[0]
 
 
+def read_yolo_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
+    """Rows (class, cx, cy, w, h) of a YOLO label file; a missing file means no tiles."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 5:
+                rows.append((int(parts[0]), *map(float, parts[1:5])))
+    return rows
+
+
+def pixel_box(row: tuple[int, float, float, float, float], width: int, height: int) -> tuple[float, float, float, float]:
+    """The x1y1x2y2 pixel box of a YOLO label row (class, cx, cy, w, h normalised)."""
+    _, cx, cy, bw, bh = row
+    return ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
+
+
 def inflated_boxes(sizes: Sequence[tuple[float, float]]) -> bool:
     """Whether a photo's tile boxes (width, height pairs) are the upright boxes of tilted
     tiles: Roboflow's rotated copies keep a box around each rotated box, so a tile's box

@@ -365,6 +365,46 @@ def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):
     assert len(list((root / "val" / "1m").glob("*.png"))) == 1  # the development crop once
 
 
+def test_rare_classes_get_more_copies_towards_the_median():
+    from collections import Counter
+    from vision.train import rare_class_copies
+    counts = Counter({0: 600, 1: 620, 2: 580, 3: 600, 4: 610, 5: 590, 30: 200, 31: 100, 32: 10})
+    copies = rare_class_copies(counts)
+    assert copies[0] == copies[1] == copies[2] == 1
+    assert copies[30] == 3 and copies[31] == 4 and copies[32] == 4  # at most 4
+    assert rare_class_copies(Counter()) == {}
+
+
+def test_slanted_crop_shows_the_tile_turned_with_its_bounding_box():
+    import cv2
+    from vision.train import slanted_crop
+    image = np.full((300, 300, 3), 40, np.uint8)
+    image[100:200, 120:180] = 255                     # a white tile, 60 x 100, upright
+    straight = slanted_crop(image, (120, 100, 180, 200), 0.0, 0.0, 64)
+    turned = slanted_crop(image, (120, 100, 180, 200), 30.0, 0.0, 64)
+    assert straight.shape == turned.shape == (64, 64, 3)
+    # upright: the padded square holds the tile and grey padding, no table
+    assert (straight == 40).all(axis=2).mean() < 0.01
+    # turned 30 degrees, the crop is the bounding box of the slanted tile: table shows in
+    # its corners, the tile's white fills less, and the middle stays white
+    white = (turned > 200).all(axis=2)
+    assert (turned == 40).all(axis=2).mean() > 0.1
+    assert white.mean() < (straight > 200).all(axis=2).mean()
+    assert white[28:36, 28:36].all()
+    # the crop of a photo's corner tile does not fail (padding fills what is outside)
+    assert slanted_crop(image, (0, 0, 40, 60), -20.0, 0.1, 32).shape == (32, 32, 3)
+
+
+def test_slanted_and_balanced_real_copies_are_all_written(tmp_path: Path):
+    from vision.train import prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, real_copies=2,
+                                   slant=15.0, balance=True)
+    # one class only, so it is its own median: two copies, distinct files, not overwritten
+    crops = sorted(p.stem for p in (root / "train" / "1m").glob("real*.png"))
+    assert len(crops) == 2 and len(set(crops)) == 2
+
+
 def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(tmp_path: Path):
     import cv2
     from vision.train import prepare_classifier_data

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
-from datasets.real import inflated_boxes
+from datasets.real import inflated_boxes, pixel_box, read_yolo_labels
 from vision.detections import TileDetection
 
 IOU_THRESHOLD = 0.5
@@ -130,17 +130,9 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
 
 
 def read_truths(label_file: Path, width: int, height: int) -> list[Truth]:
-    truths = []
-    if label_file.exists():
-        for line in label_file.read_text().splitlines():
-            parts = line.split()
-            if len(parts) < 5 or not 0 <= int(parts[0]) < NUM_CLASSES:
-                continue
-            cx, cy, w, h = map(float, parts[1:5])
-            truths.append(Truth(CLASS_NAMES[int(parts[0])],
-                                ((cx - w / 2) * width, (cy - h / 2) * height,
-                                 (cx + w / 2) * width, (cy + h / 2) * height)))
-    return truths
+    """The labelled tiles of a YOLO label file, in pixels (rows of unknown classes skipped)."""
+    return [Truth(CLASS_NAMES[row[0]], pixel_box(row, width, height))
+            for row in read_yolo_labels(label_file) if 0 <= row[0] < NUM_CLASSES]
 
 
 def labelled_images(folder: Path, dev_only: bool = False) -> list[tuple[str, Path, Path]]:

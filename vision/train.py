@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
-from datasets.real import inflated_boxes, photo_group
+from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                export_onnx, square_crop)
 
@@ -99,17 +99,6 @@ def is_dev_photo(image_name: str) -> bool:
     return int(digest, 16) % DEV_EVERY == 0
 
 
-def read_yolo_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
-    """Rows (class, cx, cy, w, h) of a YOLO label file; a missing file means no tiles."""
-    rows = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            parts = line.split()
-            if len(parts) >= 5:
-                rows.append((int(parts[0]), *map(float, parts[1:5])))
-    return rows
-
-
 def one_class_label_text(rows: list[tuple[int, float, float, float, float]]) -> str:
     """A YOLO label file with every tile, whatever its face, in class 0 ('tile')."""
     return "".join(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for _, cx, cy, w, h in rows)
@@ -122,12 +111,6 @@ def inflated_rows(rows: list[tuple[int, float, float, float, float]], width: int
 
 
 Box = tuple[float, float, float, float]
-
-
-def pixel_box(row: tuple[int, float, float, float, float], width: int, height: int) -> Box:
-    """The x1y1x2y2 pixel box of a YOLO label row (class, cx, cy, w, h normalised)."""
-    _, cx, cy, bw, bh = row
-    return ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
 
 
 def crop_detector(folder: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -283,6 +266,36 @@ def _rotate(image: np.ndarray, quarter_turns: int) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(image, quarter_turns % 4))
 
 
+def slanted_crop(image: np.ndarray, box: Box, degrees: float, margin: float, size: int) -> np.ndarray:
+    """The crop the detector would give of the tile in `box` had it lain turned by
+    `degrees` on the table: the photo turned about the box's centre, cut at the upright
+    bounding box of the turned box (so the neighbours' corners come in, as they do in a
+    photo of a slanted tile)."""
+    import cv2
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    turn = cv2.getRotationMatrix2D((cx, cy), degrees, 1.0)
+    corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64) @ turn[:, :2].T + turn[:, 2]
+    # warp only the patch around the box, not the whole photo
+    half = int(np.hypot(x2 - x1, y2 - y1) * (0.5 + margin)) + 2
+    turn[:, 2] -= (cx - half, cy - half)
+    patch = cv2.warpAffine(image, turn, (2 * half, 2 * half), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
+    left, top = corners.min(0) - (cx - half, cy - half)
+    right, bottom = corners.max(0) - (cx - half, cy - half)
+    return square_crop(patch, (float(left), float(top), float(right), float(bottom)), margin, size)
+
+
+def rare_class_copies(class_counts: Counter, most: int = 4) -> dict[int, int]:
+    """How many times to write each real crop of a class so that rare classes (the bonus
+    tiles have a third as many real crops as a suit tile) weigh about as much as the
+    median class, at most `most` times."""
+    if not class_counts:
+        return {}
+    median = float(np.median(list(class_counts.values())))
+    return {cls: int(min(most, max(1, round(median / count)))) for cls, count in class_counts.items()}
+
+
 def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
     """A photo-like view of a flat tile picture: perspective, scale, colour, blur, noise,
     on a random background."""
@@ -324,7 +337,7 @@ def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
 def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
                             synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
                             size: int = CLASSIFIER_SIZE, detector: Callable[[np.ndarray], np.ndarray] | None = None,
-                            real_copies: int = 1) -> Path:
+                            real_copies: int = 1, slant: float = 0.0, balance: bool = False) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -332,7 +345,10 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     none keeps its own box), and the turned copies of packed rows, whose inflated labels
     hold parts of the neighbours, give the crops the detector finds in them.  Each real
     training crop is written `real_copies` times, each at its own margin and quarter-turn,
-    to weigh the real photos more against the art and the synthetic crops."""
+    to weigh the real photos more against the art and the synthetic crops; with `balance`,
+    as many times more for a rare class (``rare_class_copies``).  With `slant` (degrees),
+    every copy but the first is cut as if its tile lay turned by up to that angle
+    (``slanted_crop``): tiles of a hand pushed together lie at a slant in real photos."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
@@ -356,6 +372,13 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     sources = [(img, label_path_for(img)) for img in real_images(data_dir, "train")]
     rng.shuffle(sources)
     inflated = snapped_count = 0
+    class_copies: dict[int, int] = {}
+    if balance:
+        counts: Counter = Counter(row[0] for image_path, label_path in sources
+                                  if not is_dev_photo(image_path.name) for row in read_yolo_labels(label_path))
+        class_copies = rare_class_copies(counts)
+        print("train: real crops of rare classes written more often: " +
+              ", ".join(f"{CLASS_NAMES[c]} x{n}" for c, n in sorted(class_copies.items()) if n > 1 and c < NUM_CLASSES))
     for n, (image_path, label_path) in enumerate(sources):
         rows = read_yolo_labels(label_path)
         if not rows:
@@ -385,10 +408,13 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 save(square_crop(image, box, CROP_MARGIN, size), split, CLASS_NAMES[cls], f"real{n}_{k}_0")
                 continue
             first_turn = rng.randrange(4)
-            for copy in range(real_copies):
+            for copy in range(real_copies * class_copies.get(cls, 1)):
                 turns = (first_turn + copy) % 4
-                crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
-                save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{turns}")
+                if slant and copy:
+                    crop = slanted_crop(image, box, rng.uniform(-slant, slant), rng.uniform(0.0, 0.15), size)
+                else:
+                    crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
+                save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{copy}_{turns}")
         if n % 200 == 0 and detector is not None:
             print(f"train: crops of {n}/{len(sources)} real photos cut at the detector's boxes", flush=True)
     if detector is not None:
@@ -559,6 +585,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                              "detector (e.g. models), as the recogniser will, not at the labels")
     parser.add_argument("--real-copies", type=int, default=1,
                         help="classifier: write each real training crop this many times (other turns)")
+    parser.add_argument("--slant", type=float, default=0.0, metavar="DEGREES",
+                        help="classifier: cut every real copy but the first as if its tile lay turned "
+                             "by up to this angle (slanted tiles in real photos)")
+    parser.add_argument("--balance", action="store_true",
+                        help="classifier: write the real crops of rare classes (bonus tiles) up to "
+                             "4 times as often, towards the median class")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
 
 
@@ -583,7 +615,8 @@ def run(args: argparse.Namespace) -> int:
             detector = crop_detector(args.crop_detector) if args.crop_detector else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
-                                             detector=detector, real_copies=args.real_copies)
+                                             detector=detector, real_copies=args.real_copies,
+                                             slant=args.slant, balance=args.balance)
         weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
                          imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
                          workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=args.scale,
