@@ -110,6 +110,32 @@ def test_eval_reads_hand_rows_again_turned_a_quarter(tmp_path: Path):
     assert [r["source"] for r in records] == ["chinese-mixed/hand-rows", turned_source]
 
 
+def test_photos_labelled_all_one_face_are_reported_apart(tmp_path: Path):
+    import cv2
+    from vision.evaluate import SUSPECT, evaluate, one_tile_labels
+    row = [Truth("1p", (10 + 30 * k, 10, 40 + 30 * k, 50)) for k in range(14)]
+    assert one_tile_labels(row)
+    assert not one_tile_labels(row[:4])                      # four of a tile: a set has them
+    assert not one_tile_labels(row[:13] + [Truth("2p", (400, 10, 430, 50))])
+    assert not one_tile_labels([Truth("back", t.box) for t in row])  # a wall face down
+    images, labels = tmp_path / "images", tmp_path / "labels"
+    images.mkdir(), labels.mkdir()
+    image = np.full((100, 500, 3), 90, np.uint8)
+    for k in range(10):
+        image[20:60, 10 + 40 * k:40 + 40 * k] = 240
+    items = []
+    for name, classes in (("IMG_1_JPG.rf.a", [9] * 10), ("IMG_2_JPG.rf.b", [0] * 9 + [1])):
+        cv2.imwrite(str(images / f"{name}.png"), image)
+        (labels / f"{name}.txt").write_text("".join(
+            f"{c} {(25 + 40 * k) / 500:.5f} 0.4 {30 / 500:.5f} 0.4\n" for k, c in enumerate(classes)))
+        items.append(("chinese-mixed/tray", images / f"{name}.png", labels / f"{name}.txt"))
+    scores, _, _ = evaluate(_BrightPatchReader(), items, progress=False)
+    # the reader says 1m everywhere: the all-1p photo is reported apart, "all" keeps both
+    assert scores["chinese-mixed/tray"].images == 1 and scores["chinese-mixed/tray"].correct == 9
+    assert scores["chinese-mixed/tray" + SUSPECT].images == 1
+    assert scores["all"].images == 2
+
+
 def test_peer_honour_names_map_to_ours():
     # the peer reads Japanese honour names; East..North are 1z..4z, white/green/red 5z..7z
     assert [PEER_NAMES[n] for n in ("tou", "nan", "sha", "pe", "haku", "hatsu", "chun")] == \

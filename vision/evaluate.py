@@ -178,6 +178,14 @@ def inflated_labels(truths: list[Truth]) -> bool:
     return inflated_boxes([(x2 - x1, y2 - y1) for x1, y1, x2, y2 in (t.box for t in truths)])
 
 
+def one_tile_labels(truths: list[Truth], at_least: int = 8) -> bool:
+    """Whether every label of a photo names the same face (at least `at_least` of them):
+    a set holds four of a tile, so such a photo was labelled with one default class, not
+    read (seven chinese-mixed `valid/` trays call every tile 1p)."""
+    faces = {t.tile for t in truths}
+    return len(truths) >= at_least and len(faces) == 1 and faces != {"back"}
+
+
 def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:
     """The photo turned a quarter counter-clockwise (np.rot90) and its labels, still exact:
     a quarter turn moves an axis-aligned box to an axis-aligned box."""
@@ -187,6 +195,7 @@ def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, 
 
 
 TURNED = " (turned a quarter)"
+SUSPECT = " (every tile labelled one face)"
 
 
 def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),
@@ -206,6 +215,8 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
         truths = read_truths(label_path, image.shape[1], image.shape[0])
         if source.endswith("hand-rows") and inflated_labels(truths):
             source += " (rotated copies)"
+        elif one_tile_labels(truths):
+            source += SUSPECT
         views = [(source, image, truths)]
         if turned and source.endswith(("hand-rows", "tray")) and not inflated_labels(truths):
             views.append((source + TURNED, *turned_quarter(image, truths)))
