@@ -129,7 +129,8 @@ def test_photos_labelled_all_one_face_are_reported_apart(tmp_path: Path):
         (labels / f"{name}.txt").write_text("".join(
             f"{c} {(25 + 40 * k) / 500:.5f} 0.4 {30 / 500:.5f} 0.4\n" for k, c in enumerate(classes)))
         items.append(("chinese-mixed/tray", images / f"{name}.png", labels / f"{name}.txt"))
-    scores, _, _ = evaluate(_BrightPatchReader(), items, progress=False)
+    scores, confusions, _ = evaluate(_BrightPatchReader(), items, progress=False)
+    assert confusions == {("2m", "1m"): 1}  # not the ten 1p of the mislabelled photo
     # the reader says 1m everywhere: the all-1p photo is reported apart, "all" keeps both
     assert scores["chinese-mixed/tray"].images == 1 and scores["chinese-mixed/tray"].correct == 9
     assert scores["chinese-mixed/tray" + SUSPECT].images == 1

@@ -229,7 +229,8 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             scores[view_source].add(score, seconds)
             if view_source == source:  # "all" stays the photos as taken
                 scores["all"].add(score, seconds)
-                confusions.update(score.confusions)
+                if not source.endswith(SUSPECT):  # their "confusions" are the labels' mistakes
+                    confusions.update(score.confusions)
             records.append({"image": image_path.name, "source": view_source, "labelled": score.labelled,
                             "detected": score.detected, "correct": score.correct, "exact": score.exact,
                             "confusions": score.confusions, "missed": score.missed})
