@@ -11,9 +11,9 @@ table around the hand that nobody labelled do not count against it, as the scan 
 them too.  *All labelled tiles right* is the evaluation's stricter box-by-box test (IoU >=
 0.5, right face) without penalising those extra tiles.  *Tiles of the hands found* counts,
 over all photos, the labelled tiles the hand holds (recall) and the hand's tiles that are
-labelled (precision), as multisets: the recogniser's figures on the tiles the scan uses.  By default only the development
-photos (held out of training) are used, and Roboflow's rotated copies, whose labels are
-inflated boxes, are left out (``--all-copies`` keeps them).
+labelled (precision), as multisets: the recogniser's figures on the tiles the scan uses.
+By default only the development photos (held out of training) are used, and Roboflow's
+rotated copies, whose labels are inflated boxes, are left out (``--all-copies`` keeps them).
 """
 from __future__ import annotations
 
