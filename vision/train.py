@@ -278,11 +278,12 @@ def slanted_crop(image: np.ndarray, box: Box, degrees: float, margin: float, siz
     corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64) @ turn[:, :2].T + turn[:, 2]
     # warp only the patch around the box, not the whole photo
     half = int(np.hypot(x2 - x1, y2 - y1) * (0.5 + margin)) + 2
-    turn[:, 2] -= (cx - half, cy - half)
+    origin = np.array([cx - half, cy - half])  # the patch's top left in the photo
+    turn[:, 2] -= origin
     patch = cv2.warpAffine(image, turn, (2 * half, 2 * half), flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
-    left, top = corners.min(0) - (cx - half, cy - half)
-    right, bottom = corners.max(0) - (cx - half, cy - half)
+    left, top = corners.min(0) - origin
+    right, bottom = corners.max(0) - origin
     return square_crop(patch, (float(left), float(top), float(right), float(bottom)), margin, size)
 
 
@@ -369,18 +370,17 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         written[split] += 1
 
     # 1. crops of the labelled real boxes (train split; dev photos go to val)
-    sources = [(img, label_path_for(img)) for img in real_images(data_dir, "train")]
+    sources = [(img, read_yolo_labels(label_path_for(img))) for img in real_images(data_dir, "train")]
     rng.shuffle(sources)
     inflated = snapped_count = 0
     class_copies: dict[int, int] = {}
     if balance:
-        counts: Counter = Counter(row[0] for image_path, label_path in sources
-                                  if not is_dev_photo(image_path.name) for row in read_yolo_labels(label_path))
+        counts: Counter = Counter(row[0] for image_path, rows in sources
+                                  if not is_dev_photo(image_path.name) for row in rows)
         class_copies = rare_class_copies(counts)
         print("train: real crops of rare classes written more often: " +
               ", ".join(f"{CLASS_NAMES[c]} x{n}" for c, n in sorted(class_copies.items()) if n > 1 and c < NUM_CLASSES))
-    for n, (image_path, label_path) in enumerate(sources):
-        rows = read_yolo_labels(label_path)
+    for n, (image_path, rows) in enumerate(sources):
         if not rows:
             continue
         image = cv2.imread(str(image_path))
