@@ -296,6 +296,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=0, help="at most this many images per folder")
     parser.add_argument("--out", default="eval-out", help="folder for the confusion images and JSON")
     parser.add_argument("--conf", type=float, default=None, help="detector confidence threshold")
+    parser.add_argument("--iou", type=float, default=None,
+                        help="detector NMS IoU: of two boxes overlapping more, the weaker is dropped")
     parser.add_argument("--turned", action="store_true",
                         help="also read each hand-row and tray photo turned a quarter (reported apart)")
 
@@ -313,6 +315,8 @@ def run(args: argparse.Namespace) -> int:
     recognizers = [("ours", load_recognizer(args.model))]
     if args.conf is not None:
         recognizers[0][1].conf = args.conf
+    if args.iou is not None:
+        recognizers[0][1].iou = args.iou
     if args.peer:
         try:
             recognizers.append(("peer mahjong-detector", PeerRecognizer()))
