@@ -547,3 +547,21 @@ def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path)
     x2, y2 = int(round((cx + w / 2) * 200)), int(round((cy + h / 2) * 200))
     assert picture[y1 + 2:y2 - 2, x1 + 2:x2 - 2].min() > 200
     assert picture.mean() < 120  # and the rest is the dark table
+
+
+def test_a_model_is_read_at_the_size_it_was_trained_at():
+    from vision.recognizer import trained_size
+
+    class Metadata:
+        custom_metadata_map = {"imgsz": "[512, 512]"}
+
+    class Session:  # an onnxruntime session of an ultralytics export
+        def get_modelmeta(self):
+            return Metadata()
+
+    class Checkpointed:  # an ultralytics YOLO model loaded from a .pt
+        ckpt = {"train_args": {"imgsz": 320}}
+
+    assert trained_size(Checkpointed(), Session()) == 512
+    assert trained_size(Checkpointed()) == 320
+    assert trained_size(object(), default=416) == 416

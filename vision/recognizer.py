@@ -23,7 +23,7 @@ from vision.detections import TileDetection
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.pt"
 CLASSIFIER_FILE = "tile_classifier.pt"
-DETECTOR_SIZE = 416    # photo size of the shipped detector
+DETECTOR_SIZE = 416    # photo size of the shipped detector; a model says its own in its train args
 CLASSIFIER_SIZE = 96   # crop size of the shipped classifier; a model says its own in its train args
 CROP_MARGIN = 0.08
 TILE_RATIO = 4 / 3   # long side / short side of a tile face
@@ -53,6 +53,19 @@ def onnx_session(weights: Path):
                       "export`); using the PyTorch weights", stacklevel=2)
         return None
     return session
+
+
+def trained_size(model, session=None, default: int = DETECTOR_SIZE) -> int:
+    """The photo size a YOLO model was trained at: from its ONNX export's metadata (an
+    onnxruntime `session`) or its checkpoint's train args; `default` when neither says."""
+    import ast
+    if session is not None:
+        size = session.get_modelmeta().custom_metadata_map.get("imgsz")
+        if size:
+            size = ast.literal_eval(size)
+            return int(max(size) if isinstance(size, (list, tuple)) else size)
+    size = (getattr(model, "ckpt", None) or {}).get("train_args", {}).get("imgsz")
+    return int(size) if size else default
 
 
 def is_stretched(box: tuple[float, float, float, float]) -> bool:
@@ -129,7 +142,7 @@ def quiet_ultralytics():
 class TwoStageRecognizer:
     """Reads tiles from a BGR image (implements vision.detections.Recognizer)."""
 
-    def __init__(self, detector_path: Path, classifier_path: Path, imgsz: int = DETECTOR_SIZE,
+    def __init__(self, detector_path: Path, classifier_path: Path, imgsz: int | None = None,
                  conf: float = 0.35, iou: float = 0.5, device: str | None = None,
                  rotations: int = 4, onnx: bool = True) -> None:
         os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
@@ -138,7 +151,7 @@ class TwoStageRecognizer:
         self.device = device or ("cuda:0" if torch.cuda.is_available() else "cpu")
         # NMS IoU 0.5, not 0.6: a second, weaker box half over a tile is nearly always a
         # duplicate of it (development hand photos read exactly 20 -> 24 of 43)
-        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+        self.conf, self.iou = conf, iou
         self.rotations = rotations  # test-time views per crop (1: no averaging)
         # on a CPU the ONNX exports beside the weights run 2-3 times faster (onnxruntime);
         # on a GPU, PyTorch
@@ -148,8 +161,10 @@ class TwoStageRecognizer:
         self.backend = "+".join(("onnx" if session else "torch")
                                 for session in (detector_session, self.classifier_session))
         detector_file = Path(detector_path).with_suffix(".onnx") if detector_session else detector_path
-        del detector_session  # ultralytics opens its own
         self.detector = YOLO(str(detector_file), task="detect")
+        # photos are read at the size the detector learnt (imgsz: another, to try one)
+        self.imgsz = imgsz or trained_size(self.detector, detector_session)
+        del detector_session  # ultralytics opens its own
         classifier = YOLO(str(classifier_path), task="classify")
         self.classifier = classifier.model.float().eval().to(self.device)
         names = classifier.names
@@ -157,8 +172,7 @@ class TwoStageRecognizer:
         unknown = set(self.class_names) - set(CLASS_NAMES)
         if unknown:
             raise ValueError(f"classifier {classifier_path} has unknown classes {sorted(unknown)}")
-        self.crop_size = int(getattr(classifier.model, "args", {}).get("imgsz", CLASSIFIER_SIZE)) \
-            if isinstance(getattr(classifier.model, "args", None), dict) else CLASSIFIER_SIZE
+        self.crop_size = trained_size(classifier, default=CLASSIFIER_SIZE)
 
     def boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The detector's tile boxes (N x 4, x1y1x2y2 pixels) and their confidences; on a
@@ -241,7 +255,7 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
         if not weights.exists():
             raise FileNotFoundError(f"{weights} is missing: nothing to export")
         model = YOLO(str(weights), task=task)
-        size = int((model.ckpt or {}).get("train_args", {}).get("imgsz") or (DETECTOR_SIZE if task == "detect" else CLASSIFIER_SIZE))
+        size = trained_size(model, default=DETECTOR_SIZE if task == "detect" else CLASSIFIER_SIZE)
         # dynamic: the detector letterboxes a photo as with PyTorch (no square padding), the
         # classifier takes any number of crops
         exported = Path(model.export(format="onnx", imgsz=size, dynamic=True,
