@@ -55,9 +55,10 @@ def onnx_session(weights: Path):
     return session
 
 
-def trained_size(model, session=None, default: int = DETECTOR_SIZE) -> int:
-    """The photo size a YOLO model was trained at: from its ONNX export's metadata (an
-    onnxruntime `session`) or its checkpoint's train args; `default` when neither says."""
+def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
+    """The image size a YOLO model was trained at (a detector's photos, a classifier's
+    crops): from its ONNX export's metadata (an onnxruntime `session`) or its checkpoint's
+    train args (an ultralytics `model` loaded from a .pt); `default` when neither says."""
     import ast
     if session is not None:
         size = session.get_modelmeta().custom_metadata_map.get("imgsz")
