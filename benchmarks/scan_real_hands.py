@@ -4,6 +4,7 @@ the photo's labels.
     python benchmarks/scan_real_hands.py                       # chinese-mixed hand rows, development photos
     python benchmarks/scan_real_hands.py --model /tmp/cand --all-copies
     python benchmarks/scan_real_hands.py --data ../shared/data/real/chinese-mixed/valid
+    python benchmarks/scan_real_hands.py --turned            # the photos turned a quarter
 
 A photo's hand is *read exactly* when the tiles of the largest hand the layout finds (its
 concealed tiles, melds and flowers) are the labelled tiles, as a multiset: tiles on the
@@ -14,6 +15,8 @@ over all photos, the labelled tiles the hand holds (recall) and the hand's tiles
 labelled (precision), as multisets: the recogniser's figures on the tiles the scan uses.
 By default only the development photos (held out of training) are used, and Roboflow's
 rotated copies, whose labels are inflated boxes, are left out (``--all-copies`` keeps them).
+``--turned`` reads every photo turned a quarter instead (labels turned exactly): the hand
+running up the picture, as a camera over the table sees the players at its sides.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.evaluate import inflated_labels, labelled_images, read_truths, score_image  # noqa: E402
+from vision.evaluate import inflated_labels, labelled_images, read_truths, score_image, turned_quarter  # noqa: E402
 from vision.layout import find_layout  # noqa: E402
 from vision.train import default_data_dir  # noqa: E402
 
@@ -45,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="folder of the recogniser weights (default: models/)")
     parser.add_argument("--all-copies", action="store_true", help="keep rotated copies with inflated labels")
     parser.add_argument("--all-photos", action="store_true", help="not only the development photos")
+    parser.add_argument("--turned", action="store_true", help="read each photo turned a quarter")
     parser.add_argument("--show", type=int, default=10, help="list this many misread photos")
     args = parser.parse_args(argv)
 
@@ -66,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         truths = read_truths(label_path, image.shape[1], image.shape[0])
         if not truths or (inflated_labels(truths) and not args.all_copies):
             continue
+        if args.turned:
+            image, truths = turned_quarter(image, truths)
         started = time.perf_counter()
         detections = recognizer.detect(image)
         layout = find_layout(detections)
