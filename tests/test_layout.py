@@ -8,6 +8,7 @@ Two kinds of input, both with a known truth and no trained model:
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from functools import lru_cache
@@ -218,6 +219,20 @@ def test_low_confidence_and_close_alternatives_are_doubtful():
     layout = find_layout(detections, min_confidence=0.5)
     assert layout.doubtful == [3, 5]
     assert summary(layout.hands[0]) == EXPECTED  # doubtful tiles are still laid out
+
+
+def test_a_face_probability_decides_doubt_when_the_recogniser_gives_one():
+    detections = place(hand_items(), 0)
+    # a small tile's box is unsure (0.4 overall) but its face is not: no question
+    detections[2] = dataclasses.replace(detections[2], confidence=0.4, face_confidence=0.97)
+    # a sure box with an unsure face is asked about
+    detections[6] = dataclasses.replace(detections[6], confidence=0.85, face_confidence=0.86)
+    # a close runner-up is judged on the face's own scale
+    detections[8] = dataclasses.replace(detections[8], confidence=0.5, face_confidence=0.95,
+                                        alternatives=[("7z" if detections[8].tile != "7z" else "6z", 0.6)])
+    layout = find_layout(detections, min_confidence=0.5)
+    assert layout.doubtful == [6]
+    assert find_layout(detections, min_face_confidence=0.8).doubtful == []
 
 
 def test_strays_and_empty_input():

@@ -282,6 +282,8 @@ def test_shipped_recognizer_reads_tiles_of_the_right_type():
         assert 0.0 <= d.confidence <= 1.0
         assert 0 <= d.box[0] < d.box[2] <= 640 and 0 <= d.box[1] < d.box[3] <= 640
         assert len(d.alternatives) == 3
+        # the face's own probability, on the alternatives' scale; confidence also weighs the box
+        assert d.alternatives[0][1] <= d.face_confidence <= 1.0 and d.confidence <= d.face_confidence
         assert all(a[1] <= b[1] for a, b in zip(d.alternatives[1:], d.alternatives))
     # the boxes lie on the row of tiles (y 290..344)
     assert all(270 < d.center[1] < 364 for d in found)

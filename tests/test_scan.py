@@ -5,6 +5,7 @@ No trained model is needed: a recogniser that returns known detections stands in
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import zlib
@@ -496,3 +497,21 @@ def test_the_recognisers_rotation_travels_through_json():
     assert scan["reading"]["concealed"] == tiles  # the player's order, from the tiles' tops
     plain = scan_detections(detections, 1000, 1000, {}, "rode-draak")
     assert all("rotation" not in t for t in plain["tiles"])
+
+
+def test_the_face_probability_travels_through_json_and_decides_doubt():
+    """A scan's tile entry keeps the classifier's face probability; read back, the doubt is
+    judged on it (min_face_confidence), and entries without it on their confidence."""
+    tiles = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
+    items, _ = row(tiles)
+    detections = [dataclasses.replace(d, confidence=0.45, face_confidence=0.95) for d in place(items, 0)]
+    detections[3] = dataclasses.replace(detections[3], face_confidence=0.6)
+    scan = scan_detections(detections, 1000, 1000, {}, "rode-draak")
+    assert scan["doubtful"] == [3]  # the unsure boxes are not asked about, the unsure face is
+    read_back = [detections_from_json(t) for t in scan["tiles"]]
+    assert [d.face_confidence for d in read_back] == [d.face_confidence for d in detections]
+    again = scan_detections(read_back, 1000, 1000, {"min_face_confidence": 0.5}, "rode-draak")
+    assert again["doubtful"] == []
+    plain = scan_detections([dataclasses.replace(d, face_confidence=None) for d in detections],
+                            1000, 1000, {}, "rode-draak")
+    assert len(plain["doubtful"]) == 14 and all("face_confidence" not in t for t in plain["tiles"])

@@ -22,6 +22,9 @@ class TileDetection:
     # towards the top of the image): 0, 90 (top to the right), 180, 270, or anything between;
     # None when the recogniser does not say (the layout then reads the boxes' shapes)
     rotation: float | None = None
+    # the probability of this face given that a tile is there (the classifier's own, on the
+    # same scale as `alternatives`); None when the recogniser does not say
+    face_confidence: float | None = None
 
     @property
     def face_down(self) -> bool:
@@ -55,6 +58,8 @@ class TileDetection:
                "face_down": self.face_down, "sideways": sideways}
         if self.rotation is not None:  # only when the recogniser gave it (an added field)
             out["rotation"] = round(float(self.rotation), 1)
+        if self.face_confidence is not None:
+            out["face_confidence"] = round(float(self.face_confidence), 3)
         return out
 
 

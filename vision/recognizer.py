@@ -239,6 +239,7 @@ class TwoStageRecognizer:
                 box=tuple(float(v) for v in box),
                 confidence=float(det_conf * probs[best]),
                 alternatives=[(self.class_names[int(k)], float(probs[k])) for k in order[1:4]],
+                face_confidence=float(probs[best]),
             ))
         return detections
 

@@ -22,13 +22,14 @@ import numpy as np
 from rules.tiles import WINDS, format_tiles, plain, tile_unicode
 
 from .detections import Recognizer, TileDetection
-from .layout import HandLayout, Layout, copies_problem, find_layout
+from .layout import DOUBTFUL_FACE, HandLayout, Layout, copies_problem, find_layout
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_PIXELS = 50_000_000
 MIN_SIDE = 16
 CONTEXT_KEYS = ("seat_wind", "prevalent_wind", "self_drawn", "discarder", "win_tile", "situation",
-                "dora_indicators", "ura_dora_indicators", "dora_region", "seats", "min_confidence")
+                "dora_indicators", "ura_dora_indicators", "dora_region", "seats", "min_confidence",
+                "min_face_confidence")
 
 
 class ScanError(ValueError):
@@ -276,7 +277,8 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         raise ScanError(f"unknown context field(s): {', '.join(unknown)} (known: {', '.join(CONTEXT_KEYS)})")
     detections = list(detections)
     layout = find_layout(detections, win_tile=context.get("win_tile"), dora_region=context.get("dora_region"),
-                         min_confidence=float(context.get("min_confidence", 0.5)))
+                         min_confidence=float(context.get("min_confidence", 0.5)),
+                         min_face_confidence=float(context.get("min_face_confidence", DOUBTFUL_FACE)))
     scan: dict[str, Any] = {"image": name, "width": int(width), "height": int(height), "rules": rules}
     tiles = []
     for i, d in enumerate(detections):
@@ -613,13 +615,14 @@ class DetectionsRecognizer:
 
 def detections_from_json(item: dict) -> TileDetection:
     """A TileDetection from a scan's tile entry (or any {tile, box, confidence}, optionally
-    rotation in degrees)."""
-    rotation = item.get("rotation")
+    rotation in degrees and face_confidence)."""
+    rotation, face_confidence = item.get("rotation"), item.get("face_confidence")
     return TileDetection(tile=str(item["tile"]), box=tuple(float(v) for v in item["box"]),
                          confidence=float(item.get("confidence", 1.0)),
                          alternatives=[(a["tile"], float(a["confidence"])) if isinstance(a, dict) else tuple(a)
                                        for a in item.get("alternatives", [])],
-                         rotation=float(rotation) if rotation is not None else None)
+                         rotation=float(rotation) if rotation is not None else None,
+                         face_confidence=float(face_confidence) if face_confidence is not None else None)
 
 
 def configure_scan(parser: argparse.ArgumentParser) -> None:
@@ -642,7 +645,10 @@ def configure_scan(parser: argparse.ArgumentParser) -> None:
                         help="the region of the photo whose face-up tiles are the dora indicators")
     parser.add_argument("--seats", help="seat winds of the hands on the photo in order, e.g. ESWN")
     parser.add_argument("--min-confidence", type=float, default=0.5,
-                        help="readings below this confidence are reported as doubtful")
+                        help="readings below this confidence are reported as doubtful (tiles "
+                             "without a face probability; the shipped model gives one)")
+    parser.add_argument("--min-face-confidence", type=float, default=DOUBTFUL_FACE,
+                        help="readings whose face is less probable than this are reported as doubtful")
     parser.add_argument("--json", action="store_true", help="one JSON object per image (the scan format)")
     parser.add_argument("--annotate", metavar="OUT",
                         help="write the photo with the reading drawn on it (a folder when several images)")
@@ -655,7 +661,8 @@ def configure_scan(parser: argparse.ArgumentParser) -> None:
 def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The scan context of the command-line flags; ScanError for a malformed value."""
     from rules.tiles import NotationError, parse_tile, parse_tiles
-    context: dict[str, Any] = {"min_confidence": args.min_confidence}
+    context: dict[str, Any] = {"min_confidence": args.min_confidence,
+                               "min_face_confidence": args.min_face_confidence}
     if args.seat:
         context["seat_wind"] = args.seat
     if args.prevalent:
