@@ -56,8 +56,8 @@ class FakeRecognizer:
                 detections.append(TileDetection(tile, box, 0.42, [("5z", 0.39)]))
             elif number == DOUBTED:
                 detections.append(TileDetection("5z", box, 0.97))
-            else:
-                detections.append(TileDetection(tile, box, 0.96))
+            else:  # as the shipped model reads a small tile: an unsure box, a sure face
+                detections.append(TileDetection(tile, box, 0.56, face_confidence=0.98))
         return detections
 
 
@@ -149,6 +149,8 @@ def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path):
     assert page.locator("#photo-boxes .box").count() == 14
     assert page.locator("#photo-boxes .box.doubtful").count() == 1
     assert page.locator("#doubtful").is_visible()
+    # how sure the reading is of the face, not of the box
+    assert page.locator("#photo-boxes .box").first.get_attribute("title").endswith("(98% sure)")
     # as read (a Green dragon among the Whites) the hand is no Mahjong
     assert page.locator("#score .badge.bad").count() == 1
 

@@ -722,7 +722,7 @@
       const tag = document.createElement("span");
       tag.className = "tag";
       tag.textContent = tile.face_down ? "back" : s ? shortName(s.code) + (s.doubtful ? "?" : "") : `${shortName(tile.tile)}?`;
-      box.title = tile.face_down ? "face-down tile" : s ? `${tileName(s.code)} (${Math.round(100 * tile.confidence)}% sure)` : `${tileName(tile.tile)}: not used in the hand`;
+      box.title = tile.face_down ? "face-down tile" : s ? `${tileName(s.code)} (${Math.round(100 * (tile.face_confidence ?? tile.confidence))}% sure)` : `${tileName(tile.tile)}: not used in the hand`;
       box.append(tag);
       box.addEventListener("click", () => onClick(index));
       layer.append(box);
