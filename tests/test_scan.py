@@ -508,6 +508,7 @@ def test_the_face_probability_travels_through_json_and_decides_doubt():
     detections[3] = dataclasses.replace(detections[3], face_confidence=0.6)
     scan = scan_detections(detections, 1000, 1000, {}, "rode-draak")
     assert scan["doubtful"] == [3]  # the unsure boxes are not asked about, the unsure face is
+    assert any(p.startswith("#3 was read as 4p with confidence 0.60") for p in scan["problems"])
     read_back = [detections_from_json(t) for t in scan["tiles"]]
     assert [d.face_confidence for d in read_back] == [d.face_confidence for d in detections]
     again = scan_detections(read_back, 1000, 1000, {"min_face_confidence": 0.5}, "rode-draak")
