@@ -924,7 +924,8 @@ def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list
 
 # --------------------------------------------------------------------------- the photo
 
-def is_doubtful(d: TileDetection, min_confidence: float = 0.5, min_face_confidence: float = DOUBTFUL_FACE) -> bool:
+def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
+                min_face_confidence: float = DOUBTFUL_FACE) -> bool:
     """Whether the page should ask about a reading: its face is not probable enough
     (`face_confidence`, or `confidence` when the recogniser gives no face probability), or
     the runner-up comes close."""
@@ -942,9 +943,9 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     ``win_tile``: the winning tile when the user gives it (otherwise the tile set apart).
     ``dora_region``: x1, y1, x2, y2 of a region the user marked; its face-up tiles are
     the dora indicators. ``min_confidence``, ``min_face_confidence``: below these a reading
-    is doubtful (``is_doubtful``). ``gap_melds``: whether undecorated sets set apart at the end of
-    a hand are declared melds; by default, only when no tile in the photo lies sideways
-    (a photo that marks calls with sideways tiles marks all of them).
+    is doubtful (``is_doubtful``). ``gap_melds``: whether undecorated sets set apart at the
+    end of a hand are declared melds; by default, only when no tile in the photo lies
+    sideways (a photo that marks calls with sideways tiles marks all of them).
     """
     detections = list(detections)
     doubtful = [i for i, d in enumerate(detections) if is_doubtful(d, min_confidence, min_face_confidence)]
