@@ -567,3 +567,30 @@ def test_a_model_is_read_at_the_size_it_was_trained_at():
     assert trained_size(Checkpointed(), Session()) == 512
     assert trained_size(Checkpointed()) == 320
     assert trained_size(object(), default=416) == 416
+
+
+def test_photos_whose_labels_lay_out_as_a_hand_are_reported_as_hands(tmp_path: Path):
+    import cv2
+    from vision.evaluate import HAND_ROW, TURNED, evaluate, lays_out_as_hand
+    faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
+    row = [Truth(face, (20 + 32 * k, 40, 50 + 32 * k, 80)) for k, face in enumerate(faces)]
+    assert lays_out_as_hand(row)
+    assert not lays_out_as_hand(row[:9])  # too few for a hand
+    grid = [Truth(face, (20 + 60 * (k % 3), 20 + 90 * (k // 3), 60 + 60 * (k % 3), 75 + 90 * (k // 3)))
+            for k, face in enumerate(faces[:9])]
+    assert not lays_out_as_hand(grid)  # a grid of tiles: rows of three
+    images, labels = tmp_path / "images", tmp_path / "labels"
+    images.mkdir(), labels.mkdir()
+    image = np.full((120, 500, 3), 90, np.uint8)
+    items = []
+    for name, truths in (("1_2_n_jpg.rf.a", row), ("3_4_n_jpg.rf.b", row[:9])):
+        cv2.imwrite(str(images / f"{name}.png"), image)
+        (labels / f"{name}.txt").write_text("".join(
+            f"{CLASS_NAMES.index(t.tile)} {(t.box[0] + t.box[2]) / 1000:.5f} {(t.box[1] + t.box[3]) / 240:.5f} "
+            f"{(t.box[2] - t.box[0]) / 500:.5f} {(t.box[3] - t.box[1]) / 120:.5f}\n" for t in truths))
+        items.append(("chinese-mixed/single-tiles", images / f"{name}.png", labels / f"{name}.txt"))
+    scores, _, _ = evaluate(_BrightPatchReader(), items, progress=False, turned=True)
+    assert scores["chinese-mixed/single-tiles" + HAND_ROW].images == 1
+    assert scores["chinese-mixed/single-tiles"].images == 1
+    assert scores["chinese-mixed/single-tiles" + HAND_ROW + TURNED].images == 1
+    assert scores["all"].images == 2

@@ -186,6 +186,16 @@ def one_tile_labels(truths: list[Truth], at_least: int = 8) -> bool:
     return len(truths) >= at_least and len(faces) == 1 and faces != {"back"}
 
 
+def lays_out_as_hand(truths: list[Truth], at_least: int = 13) -> bool:
+    """Whether a photo's labels, taken as the reader's tiles, lay out as one hand of at
+    least `at_least` tiles: a hand photographed on the table.  Most of chinese-mixed's
+    "single tiles" photos (named ``*_n_jpg``) are such photos, the hand's row labelled and
+    the tiles around it not; the rest are grids of tiles and stretched columns."""
+    from vision.layout import find_layout
+    layout = find_layout([TileDetection(t.tile, t.box, 1.0) for t in truths])
+    return any(len(hand.indices) + len(hand.flowers) >= at_least for hand in layout.hands)
+
+
 def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:
     """The photo turned a quarter counter-clockwise (np.rot90) and its labels, still exact:
     a quarter turn moves an axis-aligned box to an axis-aligned box."""
@@ -196,6 +206,7 @@ def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, 
 
 TURNED = " (turned a quarter)"
 SUSPECT = " (every tile labelled one face)"
+HAND_ROW = ": a hand on the table"
 
 
 def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),
@@ -217,8 +228,10 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             source += " (rotated copies)"
         elif one_tile_labels(truths):
             source += SUSPECT
+        elif source.endswith("single-tiles") and lays_out_as_hand(truths):
+            source += HAND_ROW  # a hand row by its labels, whatever the photo's name says
         views = [(source, image, truths)]
-        if turned and source.endswith(("hand-rows", "tray")) and not inflated_labels(truths):
+        if turned and source.endswith(("hand-rows", "tray", HAND_ROW)) and not inflated_labels(truths):
             views.append((source + TURNED, *turned_quarter(image, truths)))
         for view_source, view, view_truths in views:
             started = time.perf_counter()
