@@ -31,6 +31,12 @@ class TileDetection:
         return self.tile == "back"
 
     @property
+    def face_sureness(self) -> float:
+        """How sure the reading of the face is: `face_confidence` when the recogniser gives
+        it, else `confidence` (what doubt is judged on)."""
+        return self.face_confidence if self.face_confidence is not None else self.confidence
+
+    @property
     def center(self) -> tuple[float, float]:
         return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
 

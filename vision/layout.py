@@ -929,8 +929,8 @@ def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
     """Whether the page should ask about a reading: its face is not probable enough
     (`face_confidence`, or `confidence` when the recogniser gives no face probability), or
     the runner-up comes close."""
-    sure, least = ((d.face_confidence, min_face_confidence) if d.face_confidence is not None
-                   else (d.confidence, min_confidence))
+    sure = d.face_sureness
+    least = min_face_confidence if d.face_confidence is not None else min_confidence
     return sure < least or any(alt != d.tile and alt_sure >= CLOSE_ALTERNATIVE * sure
                                for alt, alt_sure in d.alternatives[:1])
 

@@ -329,8 +329,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         for i in doubt:
             d = detections[i]
             alt = f" (perhaps {d.alternatives[0][0]})" if d.alternatives else ""
-            sure = d.face_confidence if d.face_confidence is not None else d.confidence  # what doubt is judged on
-            entry["problems"].append(f"#{i} was read as {d.tile} with confidence {sure:.2f}{alt}: "
+            entry["problems"].append(f"#{i} was read as {d.tile} with confidence {d.face_sureness:.2f}{alt}: "
                                      "check that tile")
         entries.append(entry)
     for entry in entries:
