@@ -509,6 +509,18 @@ def test_a_lone_tile_beside_an_unrelated_tile_is_not_an_added_kong():
     assert hand.melds == [] and hand.kong_count == 0
 
 
+@pytest.mark.parametrize("angle", (0, 30, 90, 200))
+def test_a_full_hand_takes_no_tile_lying_beside_it(angle):
+    """A hand of 14 takes no 15th tile from beside it (a discard two tiles off the row); a
+    hand of 13 takes the tile laid in front of it as its winning tile."""
+    full, _ = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z 2z".split())
+    discard = [("5p", full[5][1], -2 * TILE_H - 5.0, False)]
+    hand = find_layout(place(full + discard, angle)).hands[0]
+    assert sorted(hand.concealed) == sorted(t for t, *_ in full) and hand.win_tile is None
+    hand = find_layout(place(full[:13] + discard, angle)).hands[0]
+    assert hand.concealed[-1] == "5p" and hand.win_tile == "5p" and len(hand.concealed) == 14
+
+
 def turned(scene, angle: float, exact: bool) -> list[TileDetection]:
     """The scene's labelled tiles in the photo turned by ``angle`` degrees: the boxes of the
     turned tiles (``exact``), or the boxes of the turned boxes (as Roboflow turns a labelled

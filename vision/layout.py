@@ -1157,7 +1157,9 @@ def _place_strays(strays: list[int], hands: list[HandLayout], detections: Sequen
         placed = any(_add_to_kong(i, hand, detections, *_hand_frame(hand, detections)[1:]) for hand in hands)
         for hand in hands if not placed else []:
             line_centre, u, size = _hand_frame(hand, detections)
-            if not d.face_down and d.tile[1:] != "f" and \
+            # a hand that holds all its tiles takes no more: a tile beside it is a discard
+            full = hand.tile_count >= 14 + hand.kong_count
+            if not d.face_down and d.tile[1:] != "f" and not full and \
                     (win_tile is None or hand.win_index is not None or plain(win_tile) == plain(d.tile)):
                 v = centre - line_centre
                 across = abs(float(np.dot(v, [-u[1], u[0]])))
