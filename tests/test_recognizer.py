@@ -576,6 +576,11 @@ def test_photos_whose_labels_lay_out_as_a_hand_are_reported_as_hands(tmp_path: P
     row = [Truth(face, (20 + 32 * k, 40, 50 + 32 * k, 80)) for k, face in enumerate(faces)]
     assert lays_out_as_hand(row)
     assert not lays_out_as_hand(row[:9])  # too few for a hand
+    # nine tiles and three seasons beside them: twelve tiles, not a hand (each bonus tile
+    # counted once: a hand's detections already hold its flowers)
+    seasons = [Truth(face, (20 + 32 * k, 40, 50 + 32 * k, 80)) for k, face in zip(range(9, 12), ("5f", "6f", "7f"))]
+    assert not lays_out_as_hand(row[:9] + seasons)
+    assert lays_out_as_hand(row[:10] + seasons)
     grid = [Truth(face, (20 + 60 * (k % 3), 20 + 90 * (k // 3), 60 + 60 * (k % 3), 75 + 90 * (k // 3)))
             for k, face in enumerate(faces[:9])]
     assert not lays_out_as_hand(grid)  # a grid of tiles: rows of three

@@ -186,14 +186,36 @@ def one_tile_labels(truths: list[Truth], at_least: int = 8) -> bool:
     return len(truths) >= at_least and len(faces) == 1 and faces != {"back"}
 
 
-def lays_out_as_hand(truths: list[Truth], at_least: int = 13) -> bool:
+def largest_hand_tiles(detections: list[TileDetection]) -> list[str]:
+    """Every tile of the largest hand the layout finds among `detections` (its concealed
+    tiles, its melds as laid, its flowers), or [] when it finds none: the hand a scan of the
+    photo would score."""
+    from vision.layout import find_layout
+    layout = find_layout(detections)
+    if not layout.hands:
+        return []
+    hand = max(layout.hands, key=lambda h: len(h.indices) + len(h.flowers))
+    tiles = list(hand.concealed) + [tile for meld in hand.melds for tile in meld.tiles]
+    return tiles + [detections[i].tile for i in hand.flowers]
+
+
+def labelled_hand(truths: list[Truth]) -> list[str]:
+    """The tiles of the largest hand a photo's labels lay out as, the labels taken as the
+    reader's tiles: what a reading of the photo's hand is compared with where tiles around
+    the hand are labelled too (a few of the discards in chinese-mixed's hands on the table)."""
+    return largest_hand_tiles([TileDetection(t.tile, t.box, 1.0) for t in truths])
+
+
+#: The fewest tiles (flowers included) a photo's labels must lay out as to be a hand on the table.
+HAND_AT_LEAST = 13
+
+
+def lays_out_as_hand(truths: list[Truth], at_least: int = HAND_AT_LEAST) -> bool:
     """Whether a photo's labels, taken as the reader's tiles, lay out as one hand of at
     least `at_least` tiles: a hand photographed on the table.  Most of chinese-mixed's
     "single tiles" photos (named ``*_n_jpg``) are such photos, the hand's row labelled and
-    the tiles around it not; the rest are grids of tiles and stretched columns."""
-    from vision.layout import find_layout
-    layout = find_layout([TileDetection(t.tile, t.box, 1.0) for t in truths])
-    return any(len(hand.indices) + len(hand.flowers) >= at_least for hand in layout.hands)
+    the tiles around it mostly not; the rest are grids of tiles and stretched columns."""
+    return len(labelled_hand(truths)) >= at_least
 
 
 def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:
