@@ -247,6 +247,53 @@ def test_a_stretched_photo_is_looked_at_again_scaled_back():
     assert boxes[0] == pytest.approx([0, 0, 64, 640], abs=0.5) and len(confidences) == 10
 
 
+def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
+    """Where the tiles lie across the picture (a hand running up it), the detector looks at
+    the photo turned a quarter too: a tile only that look finds is added, in the photo's own
+    pixels; its box over a tile the first look found is not.  Standing tiles: one look."""
+    from vision.recognizer import TwoStageRecognizer
+    looked_at = []
+    lying = np.array([[100, 20, 140, 50]], np.float32)
+
+    def look(image: np.ndarray):
+        looked_at.append(image.shape[:2])
+        if image.shape[:2] == (100, 200):  # as given: one tile, lying, at x 100-140
+            return first, np.array([0.9], np.float32)
+        # turned (200 x 100): the same tile a little shifted, and a tile at x 10-40 of the photo
+        return (np.array([[22, 62, 48, 99], [20, 160, 60, 190]], np.float32),
+                np.array([0.95, 0.6], np.float32))
+
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
+    reader._look, reader.turned_look = look, True
+    first = lying
+    boxes, confidences = reader._find_boxes(np.zeros((100, 200, 3), np.uint8))
+    assert looked_at == [(100, 200), (200, 100)]
+    assert boxes.tolist() == [[100, 20, 140, 50], [10, 20, 40, 60]]
+    assert confidences.tolist() == pytest.approx([0.9, 0.6])
+    looked_at.clear()
+    first = np.array([[100, 20, 130, 60]], np.float32)  # a standing tile
+    assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+    looked_at.clear()
+    first, reader.turned_look = lying, False
+    assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+
+
+def test_a_second_look_adds_only_sure_boxes_where_the_first_found_nothing():
+    from vision.recognizer import NEW_BOX_CONF, NEW_BOX_IOU, added_boxes
+    first = np.array([[0, 0, 30, 40], [100, 0, 130, 40]], np.float32)
+    more = np.array([[2, 0, 32, 40],       # the first tile again: IoU 0.88
+                     [118, 0, 148, 40],    # half over the second: IoU 0.25, above the limit
+                     [200, 0, 230, 40],    # a tile of its own
+                     [300, 0, 330, 40]],   # another, the detector unsure of it
+                    np.float32)
+    boxes, confidences = added_boxes(first, np.array([0.5, 0.5], np.float32), more,
+                                     np.array([0.9, 0.9, 0.6, 0.4], np.float32))
+    assert NEW_BOX_IOU < 0.25 and 0.4 < NEW_BOX_CONF <= 0.6
+    assert boxes.tolist() == [[0, 0, 30, 40], [100, 0, 130, 40], [200, 0, 230, 40]]
+    assert confidences.tolist() == pytest.approx([0.5, 0.5, 0.6])
+    assert len(added_boxes(first[:0], np.zeros(0, np.float32), more, np.ones(4, np.float32))[0]) == 4
+
+
 # ------------------------------------------------------------------ the model
 
 def _art_row() -> np.ndarray | None:
