@@ -278,6 +278,15 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
 
 
+def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
+    from vision.recognizer import tiles_lie
+    standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]
+    assert tiles_lie(np.array([lying] * 14, np.float32))                  # a hand running up the photo
+    assert tiles_lie(np.array([standing] * 26 + [lying] * 26, np.float32))  # a table: two players lie
+    assert not tiles_lie(np.array([standing] * 13 + [lying], np.float32))  # one called tile turned
+    assert not tiles_lie(np.zeros((0, 4), np.float32))
+
+
 def test_a_second_look_adds_only_sure_boxes_where_the_first_found_nothing():
     from vision.recognizer import NEW_BOX_CONF, NEW_BOX_IOU, added_boxes
     first = np.array([[0, 0, 30, 40], [100, 0, 130, 40]], np.float32)

@@ -34,6 +34,9 @@ STRETCHED = 2.2      # a box longer than this times its width is not a tile's tr
 NEW_BOX_IOU = 0.2
 # and when the detector is at least this sure of it
 NEW_BOX_CONF = 0.5
+# the detector looks again at the photo turned a quarter when this share of its boxes lie
+# (wider than tall): a hand running up the picture, or two of the four at a table
+LYING_SHARE = 0.3
 # an ONNX export records the checksum of the .pt it was made from, so a stale export
 # (weights retrained, ONNX not re-exported) is never used in their place
 ONNX_SOURCE_KEY = "mahjong_lens_source_sha256"
@@ -104,13 +107,14 @@ def unstretch_scale(boxes: np.ndarray) -> tuple[float, float] | None:
     return None
 
 
-def tiles_lie(boxes: np.ndarray) -> bool:
-    """Whether most boxes are wider than tall: tiles lying across the picture, as a hand
-    running up it shows them (a camera over the table, the players at its sides)."""
+def tiles_lie(boxes: np.ndarray, share: float = LYING_SHARE) -> bool:
+    """Whether at least `share` of the boxes are wider than tall: tiles lying across the
+    picture, as a hand running up it shows them (a camera over the table sees the players
+    at its sides so; a called tile turned sideways in a meld is one in a hand's fourteen)."""
     if len(boxes) == 0:
         return False
     widths, heights = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    return bool(np.median(widths / np.maximum(heights, 1e-6)) > 1.0)
+    return bool(np.mean(widths > heights) >= share)
 
 
 def added_boxes(boxes: np.ndarray, confidences: np.ndarray, more: np.ndarray, more_confidences: np.ndarray,
@@ -224,7 +228,7 @@ class TwoStageRecognizer:
         return boxes / np.array([fx, fy, fx, fy], np.float32), confidences
 
     def _find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The detector's boxes; where the tiles lie across the picture (``tiles_lie``: a
+        """The detector's boxes; where many tiles lie across the picture (``tiles_lie``: a
         hand running up it, as a camera over the table sees the side players), also those of
         its look at the photo turned a quarter that lie where the first look found nothing
         (``added_boxes``): it misses a few tiles of such a row that it finds with the row
