@@ -287,6 +287,21 @@ def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
     assert not tiles_lie(np.zeros((0, 4), np.float32))
 
 
+def test_a_weak_box_around_a_found_tile_and_part_of_its_neighbour_is_dropped():
+    from vision.recognizer import without_covering_boxes
+    tile, neighbour = [100, 0, 130, 40], [131, 0, 161, 40]
+    around = [95, -5, 150, 45]   # the tile and half its neighbour: IoU with the tile 0.44, under NMS's 0.5
+    boxes = np.array([tile, neighbour, around], np.float32)
+    kept, confidences = without_covering_boxes(boxes, np.array([0.6, 0.6, 0.4], np.float32))
+    assert kept.tolist() == [tile, neighbour] and confidences.tolist() == pytest.approx([0.6, 0.6])
+    # only a weaker box is dropped for holding another
+    kept, _ = without_covering_boxes(boxes, np.array([0.3, 0.6, 0.4], np.float32))
+    assert kept.tolist() == [tile, neighbour, around]
+    # neighbours that touch or overlap a little are no cover
+    row = np.array([[30 * k, 0, 30 * k + 32, 40] for k in range(5)], np.float32)
+    assert len(without_covering_boxes(row, np.linspace(0.9, 0.5, 5).astype(np.float32))[0]) == 5
+
+
 def test_a_second_look_adds_only_sure_boxes_where_the_first_found_nothing():
     from vision.recognizer import NEW_BOX_CONF, NEW_BOX_IOU, added_boxes
     first = np.array([[0, 0, 30, 40], [100, 0, 130, 40]], np.float32)
