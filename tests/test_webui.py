@@ -254,6 +254,19 @@ def test_scan_marks_doubtful_tiles_and_sends_the_photo_back_when_asked(tmp_path)
     assert body["preview"].startswith("data:image/jpeg;base64,")
 
 
+def test_scan_asks_about_readings_below_the_sureness_the_form_gives(tmp_path):
+    app = make_app(tmp_path, RECOGNIZER=RowRecognizer(doubt=4))  # tile 4 at 0.4, the rest 0.95-0.97
+    client = app.test_client()
+    assert scan(client, png(), win="self_drawn", min_confidence="0.3").get_json()["doubtful"] == []
+    assert scan(client, png(), win="self_drawn", min_confidence="0.96").get_json()["doubtful"] == [4, 13]
+    body = scan(client, png(), win="self_drawn", context='{"min_confidence": 0.3}').get_json()
+    assert body["doubtful"] == []
+    for wrong in ("high", "1.5", "-0.1", "nan"):
+        response = scan(client, png(), min_face_confidence=wrong)
+        assert response.status_code == 400
+        assert "min_face_confidence must be a number from 0 to 1" in response.get_json()["error"]
+
+
 def test_scan_of_an_incomplete_hand_says_what_is_missing(tmp_path):
     app = make_app(tmp_path, RECOGNIZER=RowRecognizer("123m456p789s555z1z", None))
     body = scan(app.test_client(), png(), win="self_drawn").get_json()

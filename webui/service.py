@@ -110,7 +110,21 @@ def context_from_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
             context[key] = parse_tiles("".join(value) if isinstance(value, list) else str(value))
         except NotationError as error:
             raise ServiceError(f"{key.replace('_', ' ')}: {error}") from None
+    # how sure a reading must be not to be asked about (a referee may want to see more)
+    for key in ("min_confidence", "min_face_confidence"):
+        if fields.get(key) not in (None, ""):
+            context[key] = _share(fields[key], key)
     return context
+
+
+def _share(value: Any, field: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not 0.0 <= number <= 1.0:
+        raise ServiceError(f"{field} must be a number from 0 to 1 (got {value!r})")
+    return number
 
 
 def _options(value: Any, what: str = "options", of: str = "setting names and values") -> dict[str, Any]:
@@ -128,7 +142,8 @@ def _options(value: Any, what: str = "options", of: str = "setting names and val
 
 # the fields a JSON ``context`` object may have (a form carries others too: rules, image...)
 CONTEXT_FIELDS = ("seat_wind", "prevalent_wind", "win", "self_drawn", "discarder", "situation",
-                  "win_tile", "dora_indicators", "ura_dora_indicators") + tuple(SITUATION_FLAGS)
+                  "win_tile", "dora_indicators", "ura_dora_indicators", "min_confidence",
+                  "min_face_confidence") + tuple(SITUATION_FLAGS)
 
 
 def _context_object(value: Any) -> dict[str, Any]:
