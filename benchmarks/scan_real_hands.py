@@ -12,8 +12,9 @@ concealed tiles, melds and flowers) are the tiles of the hand the photo's labels
 (``vision.evaluate.labelled_hand``), as a multiset: tiles on the table around the hand do
 not count against it, labelled or not, as the scan ignores them too.  Where the labels lay
 out as no whole hand (13 tiles or more: hand_009 and hand_010, melds in a block beside the
-row), the reference is every label; the benchmark also says how many read every label.  *All labelled tiles right* is the evaluation's stricter box-by-box test (IoU >=
-0.5, right face) without penalising those extra tiles.  *Tiles of the hands found* counts,
+row), the reference is every label; the benchmark also says how many read every label.
+*All labelled tiles right* is the evaluation's stricter box-by-box test (IoU >= 0.5, right
+face) without penalising those extra tiles.  *Tiles of the hands found* counts,
 over all photos, the labelled tiles the hand holds (recall) and the hand's tiles that are
 labelled (precision), as multisets: the recogniser's figures on the tiles the scan uses.
 By default only the development photos (held out of training) are used, and Roboflow's

@@ -194,7 +194,7 @@ def largest_hand_tiles(detections: list[TileDetection]) -> list[str]:
     layout = find_layout(detections)
     if not layout.hands:
         return []
-    hand = max(layout.hands, key=lambda h: len(h.indices) + len(h.flowers))
+    hand = max(layout.hands, key=lambda h: len(h.indices))  # its flowers among them
     tiles = list(hand.concealed) + [tile for meld in hand.melds for tile in meld.tiles]
     return tiles + [detections[i].tile for i in hand.flowers]
 

@@ -120,6 +120,17 @@ def tiles_lie(boxes: np.ndarray, share: float = LYING_SHARE) -> bool:
     return bool(np.mean(widths > heights) >= share)
 
 
+def _overlaps(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The intersection areas of every box of `a` with every box of `b` (N x M; boxes
+    x1y1x2y2), and the areas of the boxes of `a` and of `b`."""
+    a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
+    width = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    height = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    inter = np.clip(width, 0, None) * np.clip(height, 0, None)
+    area = lambda boxes: np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)  # noqa: E731
+    return inter, area(a), area(b)
+
+
 def without_covering_boxes(boxes: np.ndarray, confidences: np.ndarray,
                            share: float = COVERED_SHARE) -> tuple[np.ndarray, np.ndarray]:
     """`boxes` less each that holds `share` or more of a more confident box's area: a weak
@@ -128,12 +139,7 @@ def without_covering_boxes(boxes: np.ndarray, confidences: np.ndarray,
     hands on the table turned a quarter: 51 -> 58 of 73 read exactly; upright, 60 either way)."""
     if len(boxes) < 2:
         return boxes, confidences
-    left = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    top = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    right = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-    bottom = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-    inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
-    area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+    inter, _, area = _overlaps(boxes, boxes)
     held = inter / area[None, :]  # [i, j]: the share of box j inside box i
     np.fill_diagonal(held, 0.0)
     covering = ((held >= share) & (confidences[None, :] > confidences[:, None])).any(axis=1)
@@ -149,10 +155,8 @@ def added_boxes(boxes: np.ndarray, confidences: np.ndarray, more: np.ndarray, mo
     sure = np.asarray(more_confidences) >= min_confidence
     more, more_confidences = np.asarray(more, np.float32)[sure], np.asarray(more_confidences, np.float32)[sure]
     if len(more) and len(boxes):
-        import torch
-        from torchvision.ops import box_iou
-        keep = box_iou(torch.from_numpy(np.asarray(more, np.float32)),
-                       torch.from_numpy(np.asarray(boxes, np.float32))).numpy().max(axis=1) <= max_iou
+        inter, more_area, area = _overlaps(more, boxes)
+        keep = (inter / (more_area[:, None] + area[None, :] - inter)).max(axis=1) <= max_iou
         more, more_confidences = more[keep], more_confidences[keep]
     return (np.concatenate([boxes, more]).astype(np.float32),
             np.concatenate([confidences, more_confidences]).astype(np.float32))
@@ -256,7 +260,8 @@ class TwoStageRecognizer:
         its look at the photo turned a quarter that lie where the first look found nothing
         (``added_boxes``): it misses a few tiles of such a row that it finds with the row
         running across.  `valid/` hands on the table turned a quarter: 41 -> 51 of 73 read
-        exactly, tiles 0.920 -> 0.948 found; upright photos are read as before."""
+        exactly, tiles 0.920 -> 0.948 found (58 with ``without_covering_boxes``); upright
+        photos are read as before."""
         boxes, confidences = without_covering_boxes(*self._look(image))
         if not self.turned_look or not tiles_lie(boxes):
             return boxes, confidences
