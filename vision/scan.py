@@ -14,6 +14,7 @@ import argparse
 import json
 import struct
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -445,6 +446,12 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         else:
             entry["error"] = (f"{count} tiles were found, but {why} has {expected}: tiles that are not part of "
                               "the hand may lie in its row")
+            # four alike among the concealed tiles: a kong laid in the row, not set apart
+            copies = Counter(plain(t) for t in hand.concealed)
+            fours = sorted(t for t, n in copies.items() if n == 4)
+            if fours and count - expected <= len(fours):
+                entry["error"] += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
+                                   "other tiles")
         return entry
     hand_dict = {
         "concealed": format_tiles(hand.concealed, sort=False),
