@@ -274,6 +274,9 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     first = np.array([[100, 20, 130, 60]], np.float32)  # a standing tile
     assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
     looked_at.clear()
+    first = np.array([[0, 20, 150, 50]], np.float32)  # stretched: looked at again scaled back instead
+    assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+    looked_at.clear()
     first, reader.turned_look = lying, False
     assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
 

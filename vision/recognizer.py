@@ -263,7 +263,8 @@ class TwoStageRecognizer:
         exactly, tiles 0.920 -> 0.948 found (58 with ``without_covering_boxes``); upright
         photos are read as before."""
         boxes, confidences = without_covering_boxes(*self._look(image))
-        if not self.turned_look or not tiles_lie(boxes):
+        # a stretched photo is looked at again scaled back (``boxes``), and turned there if need be
+        if not self.turned_look or not tiles_lie(boxes) or unstretch_scale(boxes) is not None:
             return boxes, confidences
         turned_boxes, turned_confidences = self._look(np.ascontiguousarray(np.rot90(image)))
         # np.rot90 turns counter-clockwise: the turned photo's (x, y) is the photo's (width - y, x)
