@@ -610,12 +610,19 @@ def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path)
     from vision.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
-    # a scattered single-tile photo is not turned (only tiles standing side by side are)
+    # a scattered single-tile photo is not turned (only tiles standing side by side are) ...
     cv2.imwrite(str(images / "7_n_jpg.rf.d.jpg"), np.full((200, 200, 3), 90, np.uint8))
     (images.parent / "labels" / "7_n_jpg.rf.d.txt").write_text("8 0.5 0.5 0.1 0.1\n")
+    # ... but one whose labels lay out as a hand on the table is
+    hand = [CLASS_NAMES.index(t) for t in "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()]
+    cv2.imwrite(str(images / "8_n_jpg.rf.e.jpg"), np.full((200, 400, 3), 90, np.uint8))
+    (images.parent / "labels" / "8_n_jpg.rf.e.txt").write_text(
+        "".join(f"{c} {(30 + 25 * k) / 400:.4f} 0.5 {22 / 400:.4f} 0.15\n" for k, c in enumerate(hand)))
     root = prepare_detector_data(data, tmp_path / "work", turned=True).parent
     turned = sorted((root / "images" / "train").glob("turned*"))
-    assert len(turned) == 1 and "hand_001" in turned[0].name  # the dev photo stays out
+    assert len(turned) == 2 and sum("8_n_jpg" in t.name for t in turned) == 1
+    turned = [t for t in turned if "hand_001" in t.name]
+    assert len(turned) == 1  # the dev photo stays out
     picture = cv2.imread(str(turned[0]))
     _, cx, cy, w, h = map(float, (root / "labels" / "train" / (turned[0].stem + ".txt")).read_text().split())
     # the tile (the bright patch of the fake photo) is where the turned label says

@@ -206,22 +206,31 @@ def turn_labels(rows: list[tuple[int, float, float, float, float]],
 
 
 def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, seed: int = 0) -> int:
-    """A quarter-turned copy of each photo of tiles standing side by side (hand rows, trays)
-    whose boxes are tight, turned left or right at random: rows that run up the picture, as
+    """A quarter-turned copy of each photo of tiles standing side by side (hand rows, trays,
+    the "single tiles" photos whose labels lay out as a hand on the table) whose boxes are tight, turned left or right at random: rows that run up the picture, as
     a camera over the table sees the players at its sides. Roboflow's own rotated copies
     cannot teach this: their boxes are inflated."""
     import cv2
+    from vision.evaluate import Truth, lays_out_as_hand
     rng = random.Random(seed)
     written = 0
     for image_path in images:
-        if photo_source(image_path.name) not in PACKED_SOURCES or is_dev_photo(image_path.name):
+        source = photo_source(image_path.name)
+        # most "single tiles" photos are a hand on the table: known from their labels
+        if source not in PACKED_SOURCES + ("single-tiles",) or is_dev_photo(image_path.name):
             continue
         rows = read_yolo_labels(label_path_for(image_path))
         image = cv2.imread(str(image_path))
         if not rows or image is None:
             continue
-        if inflated_rows(rows, image.shape[1], image.shape[0]):
+        height, width = image.shape[:2]
+        if inflated_rows(rows, width, height):
             continue
+        if source == "single-tiles":
+            labels = [Truth(CLASS_NAMES[row[0]], pixel_box(row, width, height))
+                      for row in rows if 0 <= row[0] < NUM_CLASSES]
+            if not lays_out_as_hand(labels):
+                continue
         turns = rng.choice((1, 3))
         name = f"turned{turns}__{image_path.parts[-4]}__{image_path.stem}"
         out_images.mkdir(parents=True, exist_ok=True)
@@ -235,7 +244,8 @@ def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, 
 def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed: int = 0,
                           screen_count: int = 0, turned: bool = False) -> Path:
     """A one-class YOLO dataset in WORK/detector-data; returns its data.yaml.  `turned`
-    adds a quarter-turned copy of each real hand-row and tray photo (``write_turned_copies``)."""
+    adds a quarter-turned copy of each real hand-row, tray and hand-on-the-table photo
+    (``write_turned_copies``)."""
     root = work / "detector-data"
     if root.exists():
         shutil.rmtree(root)
@@ -243,7 +253,7 @@ def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed
     real = real_images(data_dir, "train")
     if turned:
         counts["train"] += write_turned_copies(real, root / "images" / "train", root / "labels" / "train", seed)
-        print(f"train: {counts['train']} quarter-turned copies of hand-row and tray photos")
+        print(f"train: {counts['train']} quarter-turned copies of hand-row, tray and hand-on-the-table photos")
     for image in (real + synth_scenes(work, synth_count, seed)
                   + screen_captures(work, screen_count, seed, data_dir / "art")):
         split = "val" if (is_dev_photo(image.name) and "synth" not in str(image)) else "train"
@@ -578,8 +588,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", type=float, default=0.1,
                         help="classifier: random-resized-crop keeps between 1-SCALE and all of the crop")
     parser.add_argument("--turned", action="store_true",
-                        help="detector: add a quarter-turned copy of each real hand-row and tray photo "
-                             "(rows running up the picture)")
+                        help="detector: add a quarter-turned copy of each real hand-row, tray and "
+                             "hand-on-the-table photo (rows running up the picture)")
     parser.add_argument("--crop-detector", default=None, metavar="FOLDER",
                         help="classifier: cut the real photos' crops at the boxes of this folder's "
                              "detector (e.g. models), as the recogniser will, not at the labels")
