@@ -93,9 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         found = Counter(largest_hand_tiles(detections))
         seconds += time.perf_counter() - started
         photos += 1
-        wanted = Counter(on_table if on_table is not None else [t.tile for t in truths])
+        every_label = Counter(t.tile for t in truths)
+        wanted = Counter(on_table) if on_table is not None else every_label
         exact += found == wanted
-        exact_every_label += found == Counter(t.tile for t in truths)
+        exact_every_label += found == every_label
         # no rule set here scores flowers and seasons: the hand the score is taken from
         exact_unbonused += _without_bonus(found) == _without_bonus(wanted)
         labelled, held = labelled + sum(wanted.values()), held + sum(found.values())

@@ -131,8 +131,12 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
 
 def read_truths(label_file: Path, width: int, height: int) -> list[Truth]:
     """The labelled tiles of a YOLO label file, in pixels (rows of unknown classes skipped)."""
-    return [Truth(CLASS_NAMES[row[0]], pixel_box(row, width, height))
-            for row in read_yolo_labels(label_file) if 0 <= row[0] < NUM_CLASSES]
+    return truths_of(read_yolo_labels(label_file), width, height)
+
+
+def truths_of(rows: list[tuple[int, float, float, float, float]], width: int, height: int) -> list[Truth]:
+    """The labelled tiles of YOLO label rows, in pixels (rows of unknown classes skipped)."""
+    return [Truth(CLASS_NAMES[row[0]], pixel_box(row, width, height)) for row in rows if 0 <= row[0] < NUM_CLASSES]
 
 
 def labelled_images(folder: Path, dev_only: bool = False) -> list[tuple[str, Path, Path]]:

@@ -207,11 +207,12 @@ def turn_labels(rows: list[tuple[int, float, float, float, float]],
 
 def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, seed: int = 0) -> int:
     """A quarter-turned copy of each photo of tiles standing side by side (hand rows, trays,
-    the "single tiles" photos whose labels lay out as a hand on the table) whose boxes are tight, turned left or right at random: rows that run up the picture, as
-    a camera over the table sees the players at its sides. Roboflow's own rotated copies
+    the "single tiles" photos whose labels lay out as a hand on the table) whose boxes are
+    tight, turned left or right at random: rows that run up the picture, as a camera over the
+    table sees the players at its sides. Roboflow's own rotated copies
     cannot teach this: their boxes are inflated."""
     import cv2
-    from vision.evaluate import Truth, lays_out_as_hand
+    from vision.evaluate import lays_out_as_hand, truths_of
     rng = random.Random(seed)
     written = 0
     for image_path in images:
@@ -226,11 +227,8 @@ def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, 
         height, width = image.shape[:2]
         if inflated_rows(rows, width, height):
             continue
-        if source == "single-tiles":
-            labels = [Truth(CLASS_NAMES[row[0]], pixel_box(row, width, height))
-                      for row in rows if 0 <= row[0] < NUM_CLASSES]
-            if not lays_out_as_hand(labels):
-                continue
+        if source == "single-tiles" and not lays_out_as_hand(truths_of(rows, width, height)):
+            continue
         turns = rng.choice((1, 3))
         name = f"turned{turns}__{image_path.parts[-4]}__{image_path.stem}"
         out_images.mkdir(parents=True, exist_ok=True)
