@@ -230,7 +230,7 @@ def test_a_stretched_photo_is_looked_at_again_scaled_back():
     from vision.recognizer import TwoStageRecognizer
     looked_at = []
 
-    def find_boxes(image: np.ndarray):
+    def look(image: np.ndarray):
         looked_at.append(image.shape[:2])
         height, width = image.shape[:2]
         # tiles a tenth of the width and as tall as the photo, as in a row stretched to a square
@@ -238,7 +238,7 @@ def test_a_stretched_photo_is_looked_at_again_scaled_back():
         return boxes, np.full(len(boxes), 0.9, np.float32)
 
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
-    reader._find_boxes = find_boxes
+    reader._look, reader.turned_look = look, True
     boxes, confidences = reader.boxes(np.zeros((640, 640, 3), np.uint8))
     assert looked_at[0] == (640, 640)
     assert looked_at[1] == (85, 640)  # height squeezed until the 64 px wide boxes stand 4:3
@@ -266,19 +266,20 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
     reader._look, reader.turned_look = look, True
     first = lying
-    boxes, confidences = reader._find_boxes(np.zeros((100, 200, 3), np.uint8))
+    boxes, confidences = reader.boxes(np.zeros((100, 200, 3), np.uint8))
     assert looked_at == [(100, 200), (200, 100)]
     assert boxes.tolist() == [[100, 20, 140, 50], [10, 20, 40, 60]]
     assert confidences.tolist() == pytest.approx([0.9, 0.6])
     looked_at.clear()
     first = np.array([[100, 20, 130, 60]], np.float32)  # a standing tile
-    assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+    assert len(reader.boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
     looked_at.clear()
     first = np.array([[0, 20, 150, 50]], np.float32)  # stretched: looked at again scaled back instead
-    assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+    reader.boxes(np.zeros((100, 200, 3), np.uint8))
+    assert looked_at[:2] == [(100, 200), (100, 30)]  # squeezed to stand 4:3 first, not turned
     looked_at.clear()
     first, reader.turned_look = lying, False
-    assert len(reader._find_boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+    assert len(reader.boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
 
 
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
@@ -602,7 +603,19 @@ def test_turned_labels_follow_the_picture_turned_a_quarter():
         # the label is the white patch's box in the turned picture, to the pixel
         assert abs(cx * tw - (xs.min() + xs.max() + 1) / 2) < 1e-6 and abs(w * tw - (xs.max() + 1 - xs.min())) < 1e-6
         assert abs(cy * th - (ys.min() + ys.max() + 1) / 2) < 1e-6 and abs(h * th - (ys.max() + 1 - ys.min())) < 1e-6
-    assert turn_labels(rows, 4) == rows
+    assert turn_labels(rows, 4) == [pytest.approx(row) for row in rows]
+
+
+def test_turned_boxes_follow_the_picture_and_three_turns_turn_them_back():
+    from vision.detections import turned_boxes
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[10:40, 120:150] = 255  # a box at x 120-150, y 10-40 of a 200 x 100 picture
+    box = np.array([[120, 10, 150, 40]])
+    for turns in (1, 2, 3):
+        ys, xs = np.nonzero(np.rot90(image, turns)[..., 0])
+        assert turned_boxes(box, 200, 100, turns).tolist() == [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]]
+    once = turned_boxes(box, 200, 100, 1)  # now in a 100 x 200 picture
+    assert turned_boxes(once, 100, 200, 3).tolist() == box.tolist()
 
 
 def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path):

@@ -69,6 +69,19 @@ class TileDetection:
         return out
 
 
+def turned_boxes(boxes: np.ndarray, width: float, height: float, quarter_turns: int = 1) -> np.ndarray:
+    """Boxes (N x 4, x1y1x2y2) of a picture `width` x `height` where they lie in the picture
+    turned by ``np.rot90(picture, quarter_turns)`` (counter-clockwise; 3 turns back what 1
+    turned).  A quarter turn moves an axis-aligned box to an axis-aligned box, so the boxes
+    stay exact; with width = height = 1 it turns normalised boxes (YOLO labels)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    for _ in range(quarter_turns % 4):
+        x1, y1, x2, y2 = boxes.T  # a point (x, y) goes to (y, width - x)
+        boxes = np.stack([y1, width - x2, y2, width - x1], axis=1)
+        width, height = height, width
+    return boxes
+
+
 class Recognizer(Protocol):
     """Anything that reads tiles from a BGR image."""
 

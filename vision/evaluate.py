@@ -21,7 +21,7 @@ import numpy as np
 
 from datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
 from datasets.real import inflated_boxes, pixel_box, read_yolo_labels
-from vision.detections import TileDetection
+from vision.detections import TileDetection, turned_boxes
 
 IOU_THRESHOLD = 0.5
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
@@ -225,9 +225,10 @@ def lays_out_as_hand(truths: list[Truth], at_least: int = HAND_AT_LEAST) -> bool
 def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:
     """The photo turned a quarter counter-clockwise (np.rot90) and its labels, still exact:
     a quarter turn moves an axis-aligned box to an axis-aligned box."""
-    width = image.shape[1]
+    height, width = image.shape[:2]
+    boxes = turned_boxes([t.box for t in truths], width, height)
     return (np.ascontiguousarray(np.rot90(image)),
-            [Truth(t.tile, (t.box[1], width - t.box[2], t.box[3], width - t.box[0])) for t in truths])
+            [Truth(t.tile, tuple(float(v) for v in box)) for t, box in zip(truths, boxes)])
 
 
 TURNED = " (turned a quarter)"

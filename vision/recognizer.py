@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import CLASS_NAMES
-from vision.detections import TileDetection
+from vision.detections import TileDetection, turned_boxes
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.pt"
@@ -244,34 +244,34 @@ class TwoStageRecognizer:
         """The detector's tile boxes (N x 4, x1y1x2y2 pixels) and their confidences; on a
         stretched photo (``unstretch_scale``), those of a second look at it scaled back."""
         import cv2
-        boxes, confidences = self._find_boxes(image)
-        scale = unstretch_scale(boxes)
+        boxes, confidences, scale = self._find_boxes(image)
         if scale is None:
             return boxes, confidences
         height, width = image.shape[:2]
         size = (max(1, round(width * scale[0])), max(1, round(height * scale[1])))
-        boxes, confidences = self._find_boxes(cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+        boxes, confidences, _ = self._find_boxes(cv2.resize(image, size, interpolation=cv2.INTER_AREA))
         fx, fy = size[0] / width, size[1] / height  # as rounded to whole pixels
         return boxes / np.array([fx, fy, fx, fy], np.float32), confidences
 
-    def _find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The detector's boxes; where many tiles lie across the picture (``tiles_lie``: a
-        hand running up it, as a camera over the table sees the side players), also those of
-        its look at the photo turned a quarter that lie where the first look found nothing
-        (``added_boxes``): it misses a few tiles of such a row that it finds with the row
-        running across.  `valid/` hands on the table turned a quarter: 41 -> 51 of 73 read
-        exactly, tiles 0.920 -> 0.948 found (58 with ``without_covering_boxes``); upright
-        photos are read as before."""
+    def _find_boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
+        """The detector's boxes, their confidences and the scale that undoes a stretch of
+        the photo (``unstretch_scale``; None when its tiles have a tile's shape).
+
+        Where many tiles lie across the picture (``tiles_lie``: a hand running up it, as a
+        camera over the table sees the side players), also the boxes of its look at the
+        photo turned a quarter that lie where the first look found nothing (``added_boxes``):
+        it misses a few tiles of such a row that it finds with the row running across.
+        `valid/` hands on the table turned a quarter: 41 -> 51 of 73 read exactly, tiles
+        0.920 -> 0.948 found (58 with ``without_covering_boxes``); upright photos are read
+        as before.  A stretched photo is looked at turned only once scaled back."""
         boxes, confidences = without_covering_boxes(*self._look(image))
-        # a stretched photo is looked at again scaled back (``boxes``), and turned there if need be
-        if not self.turned_look or not tiles_lie(boxes) or unstretch_scale(boxes) is not None:
-            return boxes, confidences
-        turned_boxes, turned_confidences = self._look(np.ascontiguousarray(np.rot90(image)))
-        # np.rot90 turns counter-clockwise: the turned photo's (x, y) is the photo's (width - y, x)
-        width = image.shape[1]
-        x1, y1, x2, y2 = turned_boxes.T
-        turned_boxes = np.stack([width - y2, x1, width - y1, x2], axis=1).astype(np.float32)
-        return added_boxes(boxes, confidences, *without_covering_boxes(turned_boxes, turned_confidences))
+        scale = unstretch_scale(boxes)
+        if not self.turned_look or scale is not None or not tiles_lie(boxes):
+            return boxes, confidences, scale
+        turned, turned_confidences = without_covering_boxes(*self._look(np.ascontiguousarray(np.rot90(image))))
+        height, width = image.shape[:2]
+        turned = turned_boxes(turned, height, width, 3).astype(np.float32)  # three more turns: upright
+        return (*added_boxes(boxes, confidences, turned, turned_confidences), None)
 
     def _look(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with quiet_ultralytics():

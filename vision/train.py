@@ -34,6 +34,7 @@ import numpy as np
 
 from datasets.classes import CLASS_NAMES, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
+from vision.detections import turned_boxes
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                export_onnx, square_crop)
 
@@ -197,12 +198,10 @@ def turn_labels(rows: list[tuple[int, float, float, float, float]],
                 quarter_turns: int) -> list[tuple[int, float, float, float, float]]:
     """YOLO label rows (normalised cx, cy, w, h) of a picture turned by np.rot90(k): a
     quarter turn moves an axis-aligned box to an axis-aligned box, so the labels stay exact."""
-    out = []
-    for cls, cx, cy, w, h in rows:
-        for _ in range(quarter_turns % 4):  # one counter-clockwise quarter turn
-            cx, cy, w, h = cy, 1 - cx, h, w
-        out.append((cls, cx, cy, w, h))
-    return out
+    boxes = turned_boxes([(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for _, cx, cy, w, h in rows],
+                         1, 1, quarter_turns)
+    return [(cls, float(x1 + x2) / 2, float(y1 + y2) / 2, float(x2 - x1), float(y2 - y1))
+            for (cls, *_), (x1, y1, x2, y2) in zip(rows, boxes)]
 
 
 def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, seed: int = 0) -> int:
