@@ -74,6 +74,29 @@ def test_unlabelled_bonus_tiles_can_be_ignored():
     assert ignored.detected == 1 and ignored.exact
 
 
+def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
+    import cv2
+    from vision.evaluate import evaluate, recall_by_size, size_band, tile_size
+    assert tile_size((0, 0, 20, 30), 320, 240) == 40  # short side 20 px of 320: 40 at 640
+    assert [size_band(s) for s in (10, 16, 31.9, 47, 48)] == ["< 16 px", "16-24 px", "24-32 px", "32-48 px", ">= 48 px"]
+    image = np.full((160, 640, 3), 90, np.uint8)
+    truths = []
+    for k, width in enumerate((12, 20, 40, 60)):  # four tiles, small to large; the 20 px one unread
+        x = 20 + 150 * k
+        if width != 20:
+            image[20:20 + 2 * width, x:x + width] = 240
+        truths.append((x, width))
+    images, labels = tmp_path / "images", tmp_path / "labels"
+    images.mkdir(), labels.mkdir()
+    cv2.imwrite(str(images / "a.png"), image)
+    (labels / "a.txt").write_text("".join(f"0 {(x + w / 2) / 640:.6f} {(20 + w) / 160:.6f} {w / 640:.6f} {2 * w / 160:.6f}\n"
+                                          for x, w in truths))
+    _, _, records = evaluate(_BrightPatchReader(), [("test", images / "a.png", labels / "a.txt")], progress=False)
+    bands = recall_by_size(records)
+    assert list(bands) == ["< 16 px", "16-24 px", "24-32 px", "32-48 px", ">= 48 px"]
+    assert bands == {"< 16 px": (1, 1), "16-24 px": (1, 0), "24-32 px": (0, 0), "32-48 px": (1, 1), ">= 48 px": (1, 1)}
+
+
 class _BrightPatchReader:
     """A stand-in recogniser: every bright patch of the picture is a 1m, its box exact."""
 

@@ -45,6 +45,7 @@ class ImageScore:
     correct: int
     confusions: list[tuple[str, str]] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
+    right: list[bool] = field(default_factory=list)  # per label, in order: read right
 
     @property
     def exact(self) -> bool:
@@ -101,6 +102,7 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
     that matches nothing is not counted (for sets that leave those tiles unlabelled)."""
     free = list(range(len(truths)))
     correct = 0
+    right = [False] * len(truths)
     unmatched: list[TileDetection] = []
     for det in sorted(detections, key=lambda d: -d.confidence):
         best, best_iou = None, IOU_THRESHOLD
@@ -114,6 +116,7 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
         else:
             free.remove(best)
             correct += 1
+            right[best] = True
     # the wrong readings: unmatched detections on a still-unclaimed label of another tile
     confusions = []
     counted = len(detections)
@@ -126,7 +129,7 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
         elif det.tile in ignore_unlabelled:
             counted -= 1
     return ImageScore(labelled=len(truths), detected=counted, correct=correct,
-                      confusions=confusions, missed=[truths[k].tile for k in free])
+                      confusions=confusions, missed=[truths[k].tile for k in free], right=right)
 
 
 def read_truths(label_file: Path, width: int, height: int) -> list[Truth]:
@@ -231,6 +234,39 @@ def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, 
             [Truth(t.tile, tuple(float(v) for v in box)) for t, box in zip(truths, boxes)])
 
 
+#: Upper bounds (px) of the bands the eval reports recall in by a tile's size: how small a
+#: tile can be in the picture and still be read (how high a webcam may hang)
+SIZE_BANDS = (16, 24, 32, 48)
+
+
+def tile_size(box: tuple[float, float, float, float], width: int, height: int) -> float:
+    """A tile's short side in pixels of its photo scaled to 640 px on the long side."""
+    return min(box[2] - box[0], box[3] - box[1]) * 640 / max(width, height, 1)
+
+
+def size_band(size: float) -> str:
+    lower = 0
+    for upper in SIZE_BANDS:
+        if size < upper:
+            return f"{lower}-{upper} px" if lower else f"< {upper} px"
+        lower = upper
+    return f">= {lower} px"
+
+
+def recall_by_size(records: list[dict]) -> dict[str, tuple[int, int]]:
+    """(labelled, read right) per size band over the eval's records of photos as taken,
+    the bands in order, small first."""
+    counts: dict[str, list[int]] = {size_band(b - 1): [0, 0] for b in SIZE_BANDS}
+    counts[size_band(SIZE_BANDS[-1])] = [0, 0]
+    for record in records:
+        if record["source"].endswith(TURNED):  # the same tiles again
+            continue
+        for size, right in record.get("sizes", []):
+            counts[size_band(size)][0] += 1
+            counts[size_band(size)][1] += int(right)
+    return {band: (n, right) for band, (n, right) in counts.items()}
+
+
 TURNED = " (turned a quarter)"
 SUSPECT = " (every tile labelled one face)"
 HAND_ROW = ": a hand on the table"
@@ -273,7 +309,9 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
                     confusions.update(score.confusions)
             records.append({"image": image_path.name, "source": view_source, "labelled": score.labelled,
                             "detected": score.detected, "correct": score.correct, "exact": score.exact,
-                            "confusions": score.confusions, "missed": score.missed})
+                            "confusions": score.confusions, "missed": score.missed,
+                            "sizes": [[round(tile_size(t.box, view.shape[1], view.shape[0]), 1), right]
+                                      for t, right in zip(view_truths, score.right)]})
         if progress and done % 50 == 0:
             print(f"  {done}/{len(items)} images", file=sys.stderr, flush=True)
     return dict(scores), confusions, records
@@ -369,10 +407,15 @@ def run(args: argparse.Namespace) -> int:
         print(format_table(name, scores))
         print("  most confused (labelled -> read): " +
               ", ".join(f"{a}->{b} x{n}" for (a, b), n in confusions.most_common(8)))
+        bands = recall_by_size(records)
+        print("  recall by the tile's short side (photo at 640 px): " + ", ".join(
+            f"{band} {right / n:.3f} ({n})" for band, (n, right) in bands.items() if n))
         slug = name.split()[0]
         draw_confusions(confusions, out / f"confusion-{slug}.png", f"{name}: most confused tiles")
         report[name] = {"sources": {k: v.to_dict() for k, v in scores.items()},
                         "confusions": [[a, b, n] for (a, b), n in confusions.most_common(30)],
+                        "recall_by_size": {band: {"labelled": n, "right": right}
+                                           for band, (n, right) in bands.items()},
                         "images": records}
     out.mkdir(parents=True, exist_ok=True)
     (out / "eval.json").write_text(json.dumps(report, indent=1))
