@@ -604,3 +604,20 @@ def test_rotation_is_optional_and_round_trips():
     turned_tile = TileDetection("1m", (0, 0, 30, 40), 0.9, rotation=90)
     assert turned_tile.to_dict()["rotation"] == 90.0
     assert np.allclose(turned_tile.top, (1.0, 0.0))  # its top points to the right of the image
+
+
+@pytest.mark.parametrize("angle", (0, 20, 90, 135))
+def test_a_hand_with_its_melds_in_a_row_against_it_is_no_pond(angle):
+    """Seven concealed tiles (eight, one missed by the detector) with two chows laid in a
+    row against them are a hand, its own row short by the melds' tiles; two rows of six
+    laid so are the first two rows of discards."""
+    concealed, _ = row("1m 1m 2p 3p 4p 9s 9s".split())
+    melds, x = row(["3s", "4s", "5s"], y=TILE_H + 1.0, sideways=(0,))
+    chow, _ = row(["6p", "7p", "8p"], x=x + 15.0, y=TILE_H + 1.0, sideways=(0,))
+    layout = find_layout(place(concealed + melds + chow, angle))
+    assert len(layout.hands) == 1
+    assert sorted(layout.hands[0].concealed) == sorted(t for t, *_ in concealed)
+    assert sorted(m.type for m in layout.hands[0].melds) == ["chow", "chow"]
+    first, _ = row("1m 9m 2z 3z 5p 7s".split())
+    second, _ = row("4s 8m 1z 6z 2p 9p".split(), y=TILE_H + 1.0)
+    assert find_layout(place(first + second, angle)).hands == []

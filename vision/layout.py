@@ -1113,8 +1113,13 @@ def _ponds(rows: list[_Row], detections: Sequence[TileDetection]) -> list[int]:
                 links.union(a, b)
     out: list[int] = []
     for block in links.groups():
+        tiles = [i for k in block for i in short[k].indices]
+        # two rows of 13 tiles or more are a hand with its melds laid in a row before it
+        # (its own row short by the melds' tiles): a pond's first two rows hold 12 at most
+        if len(block) == 2 and sum(detections[i].tile[1:] != "f" for i in tiles) >= 13:
+            continue
         if len(block) >= 2:
-            out.extend(i for k in block for i in short[k].indices)
+            out.extend(tiles)
     return out
 
 

@@ -345,7 +345,8 @@ def _augment_art(tile: np.ndarray, rng: random.Random) -> np.ndarray:
 def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, seed: int = 0,
                             synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
                             size: int = CLASSIFIER_SIZE, detector: Callable[[np.ndarray], np.ndarray] | None = None,
-                            real_copies: int = 1, slant: float = 0.0, balance: bool = False) -> Path:
+                            real_copies: int = 1, slant: float = 0.0, balance: bool = False,
+                            synth_per_class: int = SYNTH_CROPS_PER_CLASS) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -479,7 +480,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                     save(_rotate(crop, k % 4), "train", CLASS_NAMES[cls], f"{tag}{n}_{k}")
 
     # 4. synthetic scenes (face-down tiles, red fives, sideways tiles in context)
-    scene_crops(synth_scenes(work, synth_count, seed + 1), SYNTH_CROPS_PER_CLASS, 0.15, "synth")
+    scene_crops(synth_scenes(work, synth_count, seed + 1), synth_per_class, 0.15, "synth")
     # 5. screen captures (stretched digital tiles; square_crop squeezes them back)
     scene_crops(screen_captures(work, screen_count, seed + 1, data_dir / "art"), SCREEN_CROPS_PER_CLASS, 0.06, "screen")
     print(f"train: classifier data {written['train']} train / {written['val']} val crops -> {root}")
@@ -573,6 +574,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--synth", type=int, default=0, help="synthetic scenes to add (0: none)")
     parser.add_argument("--screens", type=int, default=0,
                         help="synthetic screen captures to add (the real training photos have none)")
+    parser.add_argument("--synth-per-class", type=int, default=SYNTH_CROPS_PER_CLASS,
+                        help="classifier: at most this many crops of a class from the synthetic scenes")
     parser.add_argument("--rebuild-data", action="store_true",
                         help="with --resume: regenerate the training set (e.g. to add --synth) but keep the weights")
     parser.add_argument("--seed", type=int, default=0)
@@ -623,7 +626,8 @@ def run(args: argparse.Namespace) -> int:
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
-                                             slant=args.slant, balance=args.balance)
+                                             slant=args.slant, balance=args.balance,
+                                             synth_per_class=args.synth_per_class)
         weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
                          imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
                          workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=args.scale,
