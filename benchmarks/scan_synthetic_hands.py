@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datasets import synth  # noqa: E402
 from rules.tiles import parse_tiles  # noqa: E402
-from vision.layout import find_layout  # noqa: E402
+from vision.layout import HandLayout, find_layout  # noqa: E402
 
 
 def reading_tiles(reading: tuple) -> Counter:
@@ -42,7 +42,7 @@ def reading_tiles(reading: tuple) -> Counter:
     return Counter(list(concealed) + [tile for _, _, tiles in melds for tile in parse_tiles(tiles)])
 
 
-def hand_found(scene: synth.SceneResult, hand_meta: dict, detections: list) -> object | None:
+def hand_found(scene: synth.SceneResult, hand_meta: dict, detections: list) -> HandLayout | None:
     """The layout's hand that holds most of the rendered hand's tiles (by box centre)."""
     mine = [b.box for b in scene.boxes if b.player == hand_meta["player"] and b.group in ("concealed", "win", "meld")]
 

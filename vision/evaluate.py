@@ -256,8 +256,7 @@ def size_band(size: float) -> str:
 def recall_by_size(records: list[dict]) -> dict[str, tuple[int, int]]:
     """(labelled, read right) per size band over the eval's records of photos as taken,
     the bands in order, small first."""
-    counts: dict[str, list[int]] = {size_band(b - 1): [0, 0] for b in SIZE_BANDS}
-    counts[size_band(SIZE_BANDS[-1])] = [0, 0]
+    counts: dict[str, list[int]] = {size_band(lower): [0, 0] for lower in (0, *SIZE_BANDS)}
     for record in records:
         if record["source"].endswith(TURNED):  # the same tiles again
             continue
