@@ -97,6 +97,19 @@ def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
     assert bands == {"< 16 px": (1, 1), "16-24 px": (1, 0), "24-32 px": (0, 0), "32-48 px": (1, 1), ">= 48 px": (1, 1)}
 
 
+def test_recall_by_size_is_drawn_as_bars_as_tall_as_the_recall(tmp_path: Path):
+    import cv2
+    from vision.evaluate import draw_recall_by_size
+    path = tmp_path / "bars.png"
+    draw_recall_by_size({"< 16 px": (4, 1), "16-24 px": (0, 0), "24-32 px": (10, 10)}, path, "test")
+    chart = cv2.imread(str(path))
+    bar_pixels = np.all(chart == (200, 120, 40), axis=2)
+    columns = [x for x in range(chart.shape[1]) if bar_pixels[:, x].any()]
+    assert columns and chart.shape[1] == 20 + 110 * 2  # two bands with tiles, the empty one left out
+    first, second = bar_pixels[:, 20:110].sum(axis=0).max(), bar_pixels[:, 130:220].sum(axis=0).max()
+    assert abs(first / second - 0.25) < 0.02  # recall 1/4 against 10/10
+
+
 class _BrightPatchReader:
     """A stand-in recogniser: every bright patch of the picture is a 1m, its box exact."""
 

@@ -352,6 +352,26 @@ def draw_confusions(confusions: Counter, path: Path, title: str, top: int = 12) 
     cv2.imwrite(str(path), canvas)
 
 
+def draw_recall_by_size(bands: dict[str, tuple[int, int]], path: Path, title: str) -> None:
+    """A PNG bar chart of recall per size band (``recall_by_size``), each bar labelled with
+    its recall and its number of tiles: how small a tile may be and still be read."""
+    import cv2
+    shown = [(band, n, right) for band, (n, right) in bands.items() if n]
+    bar, gap, top, height = 90, 20, 50, 200
+    canvas = np.full((top + height + 60, gap + (bar + gap) * max(len(shown), 1), 3), 255, np.uint8)
+    cv2.putText(canvas, title[:70], (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+    for k, (band, n, right) in enumerate(shown):
+        x, recall = gap + k * (bar + gap), right / n
+        cv2.rectangle(canvas, (x, top + int(height * (1 - recall))), (x + bar, top + height), (200, 120, 40), -1)
+        cv2.putText(canvas, f"{recall:.2f}", (x + 22, top + int(height * (1 - recall)) - 6),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.putText(canvas, band, (x + 4, top + height + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.putText(canvas, f"{n} tiles", (x + 4, top + height + 40), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (90, 90, 90), 1,
+                    cv2.LINE_AA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), canvas)
+
+
 def format_table(name: str, scores: dict[str, SourceScore]) -> str:
     lines = [f"{name}", f"  {'source':34} {'images':>6} {'tiles':>6} {'recall':>7} {'precis.':>7} "
                         f"{'exact':>9} {'s/img':>7}"]
@@ -411,6 +431,8 @@ def run(args: argparse.Namespace) -> int:
             f"{band} {right / n:.3f} ({n})" for band, (n, right) in bands.items() if n))
         slug = name.split()[0]
         draw_confusions(confusions, out / f"confusion-{slug}.png", f"{name}: most confused tiles")
+        draw_recall_by_size(bands, out / f"recall-by-size-{slug}.png",
+                            f"{name}: recall by the tile's short side (photo at 640 px)")
         report[name] = {"sources": {k: v.to_dict() for k, v in scores.items()},
                         "confusions": [[a, b, n] for (a, b), n in confusions.most_common(30)],
                         "recall_by_size": {band: {"labelled": n, "right": right}
@@ -418,5 +440,5 @@ def run(args: argparse.Namespace) -> int:
                         "images": records}
     out.mkdir(parents=True, exist_ok=True)
     (out / "eval.json").write_text(json.dumps(report, indent=1))
-    print(f"eval: confusion images and eval.json in {out}")
+    print(f"eval: confusion images, recall by size and eval.json in {out}")
     return 0
