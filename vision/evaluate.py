@@ -358,7 +358,7 @@ def draw_recall_by_size(bands: dict[str, tuple[int, int]], path: Path, title: st
     import cv2
     shown = [(band, n, right) for band, (n, right) in bands.items() if n]
     bar, gap, top, height = 90, 20, 50, 200
-    canvas = np.full((top + height + 60, gap + (bar + gap) * max(len(shown), 1), 3), 255, np.uint8)
+    canvas = np.full((top + height + 60, max(gap + (bar + gap) * len(shown), 520), 3), 255, np.uint8)
     cv2.putText(canvas, title[:70], (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
     for k, (band, n, right) in enumerate(shown):
         x, recall = gap + k * (bar + gap), right / n
