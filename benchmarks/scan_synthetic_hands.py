@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datasets import synth  # noqa: E402
 from rules.tiles import parse_tiles  # noqa: E402
+from vision.evaluate import band  # noqa: E402
 from vision.layout import HandLayout, find_layout  # noqa: E402
 
 
@@ -54,15 +55,6 @@ def hand_found(scene: synth.SceneResult, hand_meta: dict, detections: list) -> H
     held = [(sum(inside(detections[i]) for i in hand.indices), hand) for hand in layout.hands]
     best = max(held, key=lambda pair: pair[0], default=(0, None))
     return best[1] if best[0] else None
-
-
-def band(value: float, bounds: tuple[float, ...], unit: str) -> str:
-    lower = None
-    for upper in bounds:
-        if value < upper:
-            return f"{lower:g}-{upper:g} {unit}" if lower is not None else f"< {upper:g} {unit}"
-        lower = upper
-    return f">= {lower:g} {unit}"
 
 
 def main(argv: list[str] | None = None) -> int:

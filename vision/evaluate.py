@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -244,13 +245,19 @@ def tile_size(box: tuple[float, float, float, float], width: int, height: int) -
     return min(box[2] - box[0], box[3] - box[1]) * 640 / max(width, height, 1)
 
 
-def size_band(size: float) -> str:
-    lower = 0
-    for upper in SIZE_BANDS:
-        if size < upper:
-            return f"{lower}-{upper} px" if lower else f"< {upper} px"
+def band(value: float, bounds: Sequence[float], unit: str) -> str:
+    """The name of the band between `bounds` (ascending) that `value` falls in: "< 16 px",
+    "16-24 px", ..., ">= 48 px"."""
+    lower = None
+    for upper in bounds:
+        if value < upper:
+            return f"{lower:g}-{upper:g} {unit}" if lower is not None else f"< {upper:g} {unit}"
         lower = upper
-    return f">= {lower} px"
+    return f">= {lower:g} {unit}"
+
+
+def size_band(size: float) -> str:
+    return band(size, SIZE_BANDS, "px")
 
 
 def recall_by_size(records: list[dict]) -> dict[str, tuple[int, int]]:

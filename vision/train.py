@@ -198,8 +198,7 @@ def turn_labels(rows: list[tuple[int, float, float, float, float]],
                 quarter_turns: int) -> list[tuple[int, float, float, float, float]]:
     """YOLO label rows (normalised cx, cy, w, h) of a picture turned by np.rot90(k): a
     quarter turn moves an axis-aligned box to an axis-aligned box, so the labels stay exact."""
-    boxes = turned_boxes([(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2) for _, cx, cy, w, h in rows],
-                         1, 1, quarter_turns)
+    boxes = turned_boxes([pixel_box(row, 1, 1) for row in rows], 1, 1, quarter_turns)
     return [(cls, float(x1 + x2) / 2, float(y1 + y2) / 2, float(x2 - x1), float(y2 - y1))
             for (cls, *_), (x1, y1, x2, y2) in zip(rows, boxes)]
 
