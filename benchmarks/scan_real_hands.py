@@ -9,7 +9,7 @@ the photo's labels.
 
 A photo's hand is *read exactly* when the tiles of the largest hand the layout finds (its
 concealed tiles, melds and flowers) are the tiles of the hand the photo's labels lay out as
-(``vision.evaluate.labelled_hand``), as a multiset: tiles on the table around the hand do
+(``vision.evaluate.reference_hand``), as a multiset: tiles on the table around the hand do
 not count against it, labelled or not, as the scan ignores them too.  Where the labels lay
 out as no whole hand (13 tiles or more: hand_009 and hand_010, melds in a block beside the
 row), the reference is every label; the benchmark also says how many read every label.
@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.evaluate import (HAND_AT_LEAST, inflated_labels, labelled_hand, labelled_images, largest_hand_tiles,  # noqa: E402
-                             read_truths, score_image, turned_quarter)
+from vision.evaluate import (hand_read_exactly, inflated_labels, labelled_images, largest_hand_tiles,  # noqa: E402
+                             read_truths, reference_hand, score_image, turned_quarter)
 from datasets.classes import FLOWERS  # noqa: E402
 from vision.train import default_data_dir  # noqa: E402
 
@@ -81,11 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         # the reference is the hand the labels lay out as, not the few labelled tiles around
         # it (discards); where they lay out as no whole hand, every label.  A "single tiles"
         # photo is a hand on the table only if they do.
-        on_table = labelled_hand(truths)
-        if len(on_table) < HAND_AT_LEAST:
-            if not source.endswith("hand-rows"):
-                continue
-            on_table = None
+        wanted = reference_hand(truths, source.endswith("hand-rows"))
+        if wanted is None:
+            continue
         if args.turned:
             image, truths = turned_quarter(image, truths)
         started = time.perf_counter()
@@ -94,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds += time.perf_counter() - started
         photos += 1
         every_label = Counter(t.tile for t in truths)
-        wanted = Counter(on_table) if on_table is not None else every_label
-        exact += found == wanted
+        exact += hand_read_exactly(detections, wanted)
         exact_every_label += found == every_label
         # no rule set here scores flowers and seasons: the hand the score is taken from
         exact_unbonused += _without_bonus(found) == _without_bonus(wanted)

@@ -5,6 +5,7 @@ model test loads the committed weights (skipped when models/ has none yet).
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -729,3 +730,47 @@ def test_photos_whose_labels_lay_out_as_a_hand_are_reported_as_hands(tmp_path: P
     assert scores["chinese-mixed/single-tiles"].images == 1
     assert scores["chinese-mixed/single-tiles" + HAND_ROW + TURNED].images == 1
     assert scores["all"].images == 2
+
+
+class _FixedReader:
+    """A stand-in recogniser that reads whatever it was given, photo after photo."""
+
+    def __init__(self, readings: list[list[TileDetection]]) -> None:
+        self.readings = list(readings)
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        return self.readings.pop(0)
+
+
+def test_eval_counts_hands_read_exactly_apart_from_the_tiles_around_them(tmp_path: Path):
+    import cv2
+    from vision.evaluate import HAND_ROW, evaluate, format_table, hand_read_exactly, reference_hand
+    faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
+    row = [Truth(face, (20 + 32 * k, 200, 50 + 32 * k, 240)) for k, face in enumerate(faces)]
+    discard = TileDetection("9p", (300, 20, 330, 60), 0.9)  # on the table, not labelled
+    hand = [TileDetection(t.tile, t.box, 0.9) for t in row]
+    assert reference_hand(row, hand_rows=False) == Counter(faces)
+    assert reference_hand(row[:9], hand_rows=False) is None      # no hand: not a hand photo
+    assert reference_hand(row[:9], hand_rows=True) == Counter(faces[:9])  # a hand_* photo: every label
+    assert hand_read_exactly(hand + [discard], Counter(faces))
+    misread = [TileDetection("3m" if k == 0 else d.tile, d.box, 0.9) for k, d in enumerate(hand)]
+    assert not hand_read_exactly(misread, Counter(faces))
+
+    images, labels = tmp_path / "images", tmp_path / "labels"
+    images.mkdir(), labels.mkdir()
+    items = []
+    for name in ("1_2_n_jpg.rf.a", "3_4_n_jpg.rf.b"):
+        cv2.imwrite(str(images / f"{name}.png"), np.full((300, 500, 3), 90, np.uint8))
+        (labels / f"{name}.txt").write_text("".join(
+            f"{CLASS_NAMES.index(t.tile)} {(t.box[0] + t.box[2]) / 1000:.5f} {(t.box[1] + t.box[3]) / 600:.5f} "
+            f"{(t.box[2] - t.box[0]) / 500:.5f} {(t.box[3] - t.box[1]) / 300:.5f}\n" for t in row))
+        items.append(("chinese-mixed/single-tiles", images / f"{name}.png", labels / f"{name}.txt"))
+    # the first photo: the hand right and a discard besides (not exact box by box);
+    # the second: one tile of the hand misread
+    scores, _, records = evaluate(_FixedReader([hand + [discard], misread]), items, progress=False)
+    source = scores["chinese-mixed/single-tiles" + HAND_ROW]
+    assert (source.images, source.exact, source.hands, source.hands_exact) == (2, 0, 2, 1)
+    assert [r["hand_read_exactly"] for r in records] == [True, False]
+    assert source.to_dict()["hands_read_exactly"] == 1
+    table = format_table("ours", scores)
+    assert "hands read" in table.splitlines()[1] and "1/2" in table

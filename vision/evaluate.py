@@ -61,14 +61,19 @@ class SourceScore:
     correct: int = 0
     exact: int = 0
     seconds: float = 0.0
+    hands: int = 0          # photos of a hand (``reference_hand``)
+    hands_exact: int = 0    # of those, the hand a scan finds is the labelled hand
 
-    def add(self, score: ImageScore, seconds: float) -> None:
+    def add(self, score: ImageScore, seconds: float, hand_read: bool | None = None) -> None:
         self.images += 1
         self.labelled += score.labelled
         self.detected += score.detected
         self.correct += score.correct
         self.exact += int(score.exact)
         self.seconds += seconds
+        if hand_read is not None:
+            self.hands += 1
+            self.hands_exact += int(hand_read)
 
     @property
     def recall(self) -> float:
@@ -82,6 +87,7 @@ class SourceScore:
         return {"images": self.images, "labelled": self.labelled, "detected": self.detected,
                 "correct": self.correct, "recall": round(self.recall, 4),
                 "precision": round(self.precision, 4), "exact": self.exact,
+                "hands": self.hands, "hands_read_exactly": self.hands_exact,
                 "seconds_per_image": round(self.seconds / max(self.images, 1), 4)}
 
 
@@ -226,6 +232,24 @@ def lays_out_as_hand(truths: list[Truth], at_least: int = HAND_AT_LEAST) -> bool
     return len(labelled_hand(truths)) >= at_least
 
 
+def reference_hand(truths: list[Truth], hand_rows: bool) -> Counter | None:
+    """What a reading of a hand photo is compared with: the tiles of the hand its labels lay
+    out as (not the few labelled discards around it); for a photo named a hand row
+    (`hand_rows`) whose labels lay out as no whole hand (melds in a block beside the row:
+    hand_009, hand_010), every label.  None for a photo that is no hand (13 or more tiles)."""
+    on_table = labelled_hand(truths)
+    if len(on_table) >= HAND_AT_LEAST:
+        return Counter(on_table)
+    return Counter(t.tile for t in truths) if hand_rows else None
+
+
+def hand_read_exactly(detections: list[TileDetection], reference: Counter) -> bool:
+    """Whether the tiles of the largest hand the layout finds in `detections` are the
+    `reference` hand, as a multiset: tiles around the hand, labelled or not, do not count
+    against it, as a scan ignores them too."""
+    return Counter(largest_hand_tiles(detections)) == reference
+
+
 def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:
     """The photo turned a quarter counter-clockwise (np.rot90) and its labels, still exact:
     a quarter turn moves an axis-aligned box to an axis-aligned box."""
@@ -299,6 +323,7 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             source += SUSPECT
         elif source.endswith("single-tiles") and lays_out_as_hand(truths):
             source += HAND_ROW  # a hand row by its labels, whatever the photo's name says
+        is_hand_photo = source.endswith(("hand-rows", HAND_ROW))
         views = [(source, image, truths)]
         if turned and source.endswith(("hand-rows", "tray", HAND_ROW)) and not inflated_labels(truths):
             views.append((source + TURNED, *turned_quarter(image, truths)))
@@ -308,13 +333,16 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             seconds = time.perf_counter() - started
             ignore = FLOWERS if any(view_source.startswith(s) for s in ignore_bonus_in) else ()
             score = score_image(detections, view_truths, ignore)
-            scores[view_source].add(score, seconds)
+            reference = reference_hand(view_truths, source.endswith("hand-rows")) if is_hand_photo else None
+            hand_read = None if reference is None else hand_read_exactly(detections, reference)
+            scores[view_source].add(score, seconds, hand_read)
             if view_source == source:  # "all" stays the photos as taken
-                scores["all"].add(score, seconds)
+                scores["all"].add(score, seconds, hand_read)
                 if not source.endswith(SUSPECT):  # their "confusions" are the labels' mistakes
                     confusions.update(score.confusions)
             records.append({"image": image_path.name, "source": view_source, "labelled": score.labelled,
                             "detected": score.detected, "correct": score.correct, "exact": score.exact,
+                            "hand_read_exactly": hand_read,
                             "confusions": score.confusions, "missed": score.missed,
                             "sizes": [[round(tile_size(t.box, view.shape[1], view.shape[0]), 1), right]
                                       for t, right in zip(view_truths, score.right)]})
@@ -380,13 +408,18 @@ def draw_recall_by_size(bands: dict[str, tuple[int, int]], path: Path, title: st
 
 
 def format_table(name: str, scores: dict[str, SourceScore]) -> str:
-    lines = [f"{name}", f"  {'source':34} {'images':>6} {'tiles':>6} {'recall':>7} {'precis.':>7} "
-                        f"{'exact':>9} {'s/img':>7}"]
+    """The per-source table: box by box (recall, precision, images with every tile read right
+    and nothing else found), and for photos of a hand, the hands read exactly
+    (``hand_read_exactly``: the hand a scan would score, tiles around it aside)."""
+    width = max([len(source) for source in scores] + [34])
+    lines = [f"{name}", f"  {'source':{width}} {'images':>6} {'tiles':>6} {'recall':>7} {'precis.':>7} "
+                        f"{'exact':>9} {'hands read':>10} {'s/img':>7}"]
     for source in sorted(scores, key=lambda s: (s == "all", s)):
         s = scores[source]
         precision = f"{s.precision:7.3f}" if s.detected else "   none"  # nothing reported
-        lines.append(f"  {source:34} {s.images:6d} {s.labelled:6d} {s.recall:7.3f} {precision} "
-                     f"{s.exact:4d}/{s.images:<4d} {s.seconds / max(s.images, 1):7.3f}")
+        hands = f"{s.hands_exact:4d}/{s.hands:<5d}" if s.hands else ""
+        lines.append(f"  {source:{width}} {s.images:6d} {s.labelled:6d} {s.recall:7.3f} {precision} "
+                     f"{s.exact:4d}/{s.images:<4d} {hands:>10} {s.seconds / max(s.images, 1):7.3f}")
     return "\n".join(lines)
 
 
