@@ -37,24 +37,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datasets import synth  # noqa: E402
+from datasets.synth import Progress  # noqa: E402
 from vision.detections import TileDetection  # noqa: E402
 from vision.layout import find_layout  # noqa: E402
-
-
-class Progress:
-    """One line of progress on stderr, rewritten in place."""
-
-    def __init__(self, total: int, label: str):
-        self.total, self.label, self.done, self.started = total, label, 0, time.perf_counter()
-
-    def step(self) -> None:
-        self.done += 1
-        if self.done == self.total or self.done % 50 == 0:
-            elapsed = time.perf_counter() - self.started
-            sys.stderr.write(f"\r{self.label}: {self.done}/{self.total} ({elapsed:.0f} s)")
-            if self.done == self.total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 # --------------------------------------------------------------------------- real photos
@@ -138,7 +123,7 @@ def measure_real(data: Path, show_failures: bool) -> dict:
     failures = []
     skipped = 0
     for split, label in photos:
-        progress.step()
+        progress.update()
         detections = read_labels(label)
         row, runs = labelled_hand(detections)
         if len(row) < 10:  # no hand row in the labels (an empty label file, a table of tiles)
@@ -255,7 +240,7 @@ def measure_synthetic(count: int, angles: int, seed: int, size: int, added_kongs
                 added_kongs and not any(m.get("added") for m in scene.meta["hands"][0]["melds"]):
             continue
         found += 1
-        progress.step()
+        progress.update()
         features = []
         melds = scene.meta["hands"][0]["melds"]
         if any(m.get("added") for m in melds):

@@ -874,7 +874,9 @@ def _worker_job(index: int):
 
 
 class Progress:
-    """A plain text progress bar on stderr."""
+    """A plain text progress bar on stderr: on a terminal one line rewritten in place; into
+    a file or a pipe (a training log) a whole line at each tenth of the way, so that the log
+    shows how far a long render has gone without filling with bars."""
 
     def __init__(self, total: int, label: str = "", stream=None, enabled: bool = True):
         self.total, self.label = total, label
@@ -883,21 +885,34 @@ class Progress:
         self.n = 0
         self.t0 = time.perf_counter()
         self._last = 0.0
+        self._tenths = 0  # tenths of the way already written (not on a terminal)
+        isatty = getattr(self.stream, "isatty", None)
+        self.in_place = bool(isatty and isatty())
 
     def update(self, k: int = 1) -> None:
         self.n += k
+        if not self.enabled:
+            return
         now = time.perf_counter()
-        if self.enabled and (now - self._last > 0.25 or self.n >= self.total):
+        tenths = 10 * self.n // max(self.total, 1)
+        if self.in_place and (now - self._last > 0.25 or self.n >= self.total):
             self._last = now
-            el = now - self.t0
-            rate = self.n / el if el > 0 else 0.0
-            frac = self.n / max(self.total, 1)
-            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-            eta = (self.total - self.n) / rate if rate > 0 else 0
-            self.stream.write(f"\r{self.label} [{bar}] {self.n}/{self.total} {rate:5.1f} img/s eta {eta:4.0f}s")
+            self.stream.write("\r" + self._line(now))
             if self.n >= self.total:
                 self.stream.write("\n")
             self.stream.flush()
+        elif not self.in_place and tenths > self._tenths:
+            self._tenths = tenths
+            self.stream.write(self._line(now) + "\n")
+            self.stream.flush()
+
+    def _line(self, now: float) -> str:
+        elapsed = now - self.t0
+        rate = self.n / elapsed if elapsed > 0 else 0.0
+        frac = min(self.n / max(self.total, 1), 1.0)
+        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+        eta = (self.total - self.n) / rate if rate > 0 else 0
+        return f"{self.label} [{bar}] {self.n}/{self.total} {rate:5.1f} img/s eta {eta:4.0f}s"
 
 
 def write_data_yaml(path: Path, root: Path, train: str, val: str) -> None:

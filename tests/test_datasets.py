@@ -346,3 +346,33 @@ def test_synth_cli_writes_screen_captures_reproducibly(tmp_path, capsys, styles)
     assert all(f.read_text() == (tmp_path / "b" / "labels" / f.name).read_text() and f.read_text() for f in first)
     assert synth.main(["--screens", "--out", str(tmp_path / "c"), "--count", "1",
                        "--art", str(tmp_path / "no-art")]) == 2
+
+
+def test_progress_into_a_log_writes_a_line_per_tenth():
+    import io
+    from datasets.synth import Progress
+    log = io.StringIO()  # not a terminal: no bars rewritten in place
+    bar = Progress(200, "synth", stream=log)
+    for _ in range(200):
+        bar.update()
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 10 and "\r" not in log.getvalue()
+    assert lines[0].startswith("synth [") and " 20/200 " in lines[0] and " 200/200 " in lines[-1]
+    quiet = io.StringIO()
+    Progress(5, "synth", stream=quiet, enabled=False).update(5)
+    assert quiet.getvalue() == ""
+
+
+def test_progress_on_a_terminal_rewrites_one_line():
+    import io
+    from datasets.synth import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = Progress(3, "synth", stream=screen)
+    for _ in range(3):
+        bar.update()
+    assert screen.getvalue().count("\n") == 1 and screen.getvalue().startswith("\rsynth [")

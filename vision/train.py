@@ -167,7 +167,7 @@ def synth_scenes(work: Path, count: int, seed: int) -> list[Path]:
             print(f"train: no synthetic scenes ({error}); training on real photos only")
             return []
         print(f"train: rendering {count} synthetic scenes into {out}")
-        generate(out, count, seed, workers=1, progress=False)
+        generate(out, count, seed, workers=1)  # a line of progress per tenth
     return sorted(images.glob("*.jpg"))
 
 
