@@ -399,8 +399,8 @@ def test_shipped_recognizer_reads_tiles_of_the_right_type():
         assert all(a[1] <= b[1] for a, b in zip(d.alternatives[1:], d.alternatives))
     # the boxes lie on the row of tiles (y 290..344)
     assert all(270 < d.center[1] < 364 for d in found)
-    # NMS at IoU 0.5: a second box half over a tile is a duplicate and goes
-    assert all(iou(a.box, b.box) < 0.5 for k, a in enumerate(found) for b in found[k + 1:])
+    # NMS at IoU 0.45: a second box nearly half over a tile is a duplicate and goes
+    assert all(iou(a.box, b.box) < 0.45 for k, a in enumerate(found) for b in found[k + 1:])
 
 
 @pytest.fixture(scope="module")

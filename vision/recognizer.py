@@ -35,7 +35,7 @@ NEW_BOX_IOU = 0.2
 # and when the detector is at least this sure of it
 NEW_BOX_CONF = 0.5
 # a box that holds this share of a more confident box is dropped: a tile with part of its
-# neighbour, large enough to pass NMS (IoU < 0.5), which splits a row in two for the layout
+# neighbour, large enough to pass NMS (IoU < 0.45), which splits a row in two for the layout
 COVERED_SHARE = 0.9
 # the detector looks again at the photo turned a quarter when this share of its boxes lie
 # (wider than tall): a hand running up the picture, or two of the four at a table
@@ -134,7 +134,7 @@ def _overlaps(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 def without_covering_boxes(boxes: np.ndarray, confidences: np.ndarray,
                            share: float = COVERED_SHARE) -> tuple[np.ndarray, np.ndarray]:
     """`boxes` less each that holds `share` or more of a more confident box's area: a weak
-    box around a tile and part of its neighbour, which NMS at IoU 0.5 lets through.  The
+    box around a tile and part of its neighbour, which NMS at IoU 0.45 lets through.  The
     layout took such a pair for a row of its own and left the tile out of the hand (`valid/`
     hands on the table turned a quarter: 51 -> 58 of 73 read exactly; upright, 60 either way)."""
     if len(boxes) < 2:
@@ -208,14 +208,17 @@ class TwoStageRecognizer:
     """Reads tiles from a BGR image (implements vision.detections.Recognizer)."""
 
     def __init__(self, detector_path: Path, classifier_path: Path, imgsz: int | None = None,
-                 conf: float = 0.35, iou: float = 0.5, device: str | None = None,
+                 conf: float = 0.35, iou: float = 0.45, device: str | None = None,
                  rotations: int = 4, onnx: bool = True, turned_look: bool = True) -> None:
         os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
         import torch
         from ultralytics import YOLO
         self.device = device or ("cuda:0" if torch.cuda.is_available() else "cpu")
-        # NMS IoU 0.5, not 0.6: a second, weaker box half over a tile is nearly always a
-        # duplicate of it (development hand photos read exactly 20 -> 24 of 43)
+        # NMS IoU 0.45, not 0.6: a second, weaker box nearly half over a tile is nearly
+        # always a duplicate of it (development hand photos read exactly 20 -> 24 of 43 at
+        # 0.5); 0.45 takes the two boxes the detector puts on a called tile lying sideways
+        # (synthetic hands 10 -> 12 of 60; the real photos read as at 0.5; 0.4 loses tiles
+        # of real rows photographed at a slant)
         self.conf, self.iou = conf, iou
         self.rotations = rotations  # test-time views per crop (1: no averaging)
         self.turned_look = turned_look  # the detector looks at the photo turned a quarter too
