@@ -236,7 +236,8 @@ def reference_hand(truths: list[Truth], hand_rows: bool) -> Counter | None:
     """What a reading of a hand photo is compared with: the tiles of the hand its labels lay
     out as (not the few labelled discards around it); for a photo named a hand row
     (`hand_rows`) whose labels lay out as no whole hand (melds in a block beside the row:
-    hand_009, hand_010), every label.  None for a photo that is no hand (13 or more tiles)."""
+    hand_009, hand_010), every label.  None for any other photo whose labels lay out as no
+    hand of `HAND_AT_LEAST` tiles or more: no hand photo."""
     on_table = labelled_hand(truths)
     if len(on_table) >= HAND_AT_LEAST:
         return Counter(on_table)
