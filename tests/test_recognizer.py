@@ -774,3 +774,23 @@ def test_eval_counts_hands_read_exactly_apart_from_the_tiles_around_them(tmp_pat
     assert source.to_dict()["hands_read_exactly"] == 1
     table = format_table("ours", scores)
     assert "hands read" in table.splitlines()[1] and "1/2" in table
+
+
+def test_eval_counts_the_hands_of_rotated_copies_too(tmp_path: Path):
+    """Roboflow's rotated copies of hand rows have inflated (square) labels, so their boxes
+    are reported apart; their hands, compared as multisets of tiles, are still counted."""
+    import cv2
+    from vision.evaluate import ROTATED, evaluate
+    faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
+    row = [Truth(face, (20 + 34 * k, 200, 54 + 34 * k, 234)) for k, face in enumerate(faces)]  # square
+    images, labels = tmp_path / "images", tmp_path / "labels"
+    images.mkdir(), labels.mkdir()
+    cv2.imwrite(str(images / "hand_001_jpg.rf.b.png"), np.full((300, 500, 3), 90, np.uint8))
+    (labels / "hand_001_jpg.rf.b.txt").write_text("".join(
+        f"{CLASS_NAMES.index(t.tile)} {(t.box[0] + t.box[2]) / 1000:.5f} {(t.box[1] + t.box[3]) / 600:.5f} "
+        f"{(t.box[2] - t.box[0]) / 500:.5f} {(t.box[3] - t.box[1]) / 300:.5f}\n" for t in row))
+    item = ("chinese-mixed/hand-rows", images / "hand_001_jpg.rf.b.png", labels / "hand_001_jpg.rf.b.txt")
+    tight = [TileDetection(t.tile, (t.box[0] + 4, t.box[1], t.box[2] - 4, t.box[3]), 0.9) for t in row]
+    scores, _, _ = evaluate(_FixedReader([tight]), [item], progress=False)
+    rotated = scores["chinese-mixed/hand-rows" + ROTATED]
+    assert (rotated.images, rotated.hands, rotated.hands_exact) == (1, 1, 1)

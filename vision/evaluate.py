@@ -299,6 +299,7 @@ def recall_by_size(records: list[dict]) -> dict[str, tuple[int, int]]:
 
 
 TURNED = " (turned a quarter)"
+ROTATED = " (rotated copies)"  # Roboflow's turned copies of hand rows, their labels inflated
 SUSPECT = " (every tile labelled one face)"
 HAND_ROW = ": a hand on the table"
 
@@ -318,13 +319,14 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
         if image is None:
             continue
         truths = read_truths(label_path, image.shape[1], image.shape[0])
-        if source.endswith("hand-rows") and inflated_labels(truths):
-            source += " (rotated copies)"
+        hand_rows = source.endswith("hand-rows")  # named a hand row (hand_*)
+        if hand_rows and inflated_labels(truths):
+            source += ROTATED  # their hands are still compared: as multisets of tiles
         elif one_tile_labels(truths):
             source += SUSPECT
         elif source.endswith("single-tiles") and lays_out_as_hand(truths):
             source += HAND_ROW  # a hand row by its labels, whatever the photo's name says
-        is_hand_photo = source.endswith(("hand-rows", HAND_ROW))
+        is_hand_photo = hand_rows or source.endswith(HAND_ROW)
         views = [(source, image, truths)]
         if turned and source.endswith(("hand-rows", "tray", HAND_ROW)) and not inflated_labels(truths):
             views.append((source + TURNED, *turned_quarter(image, truths)))
@@ -334,7 +336,7 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             seconds = time.perf_counter() - started
             ignore = FLOWERS if any(view_source.startswith(s) for s in ignore_bonus_in) else ()
             score = score_image(detections, view_truths, ignore)
-            reference = reference_hand(view_truths, source.endswith("hand-rows")) if is_hand_photo else None
+            reference = reference_hand(view_truths, hand_rows) if is_hand_photo else None
             hand_read = None if reference is None else hand_read_exactly(detections, reference)
             scores[view_source].add(score, seconds, hand_read)
             if view_source == source:  # "all" stays the photos as taken
