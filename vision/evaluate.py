@@ -326,7 +326,9 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             source += SUSPECT
         elif source.endswith("single-tiles") and lays_out_as_hand(truths):
             source += HAND_ROW  # a hand row by its labels, whatever the photo's name says
-        is_hand_photo = hand_rows or source.endswith(HAND_ROW)
+        # the hand its labels lay out as, laid out once from the photo as taken (the same
+        # tiles turned a quarter are the same hand)
+        reference = reference_hand(truths, hand_rows) if hand_rows or source.endswith(HAND_ROW) else None
         views = [(source, image, truths)]
         if turned and source.endswith(("hand-rows", "tray", HAND_ROW)) and not inflated_labels(truths):
             views.append((source + TURNED, *turned_quarter(image, truths)))
@@ -336,7 +338,6 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
             seconds = time.perf_counter() - started
             ignore = FLOWERS if any(view_source.startswith(s) for s in ignore_bonus_in) else ()
             score = score_image(detections, view_truths, ignore)
-            reference = reference_hand(view_truths, hand_rows) if is_hand_photo else None
             hand_read = None if reference is None else hand_read_exactly(detections, reference)
             scores[view_source].add(score, seconds, hand_read)
             if view_source == source:  # "all" stays the photos as taken
