@@ -14,7 +14,8 @@ import pytest
 from datasets.classes import CLASS_NAMES
 from vision.detections import TileDetection
 from vision.evaluate import PEER_NAMES, Truth, iou, score_image
-from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, load_recognizer, square_crop
+from vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, SECOND_CLASSIFIER_FILE, load_recognizer,
+                               square_crop)
 from vision.train import is_dev_photo, one_class_label_text, photo_name, photo_source, read_yolo_labels
 
 
@@ -319,6 +320,45 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     assert len(reader.boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
 
 
+class _FakeClassifier:
+    """Reads every crop as one class, and notes the crops it was given."""
+
+    def __init__(self, tile: str, names: list[str]) -> None:
+        self.probs = np.array([[1.0 if name == tile else 0.0 for name in names]], np.float32)
+        self.seen: list[np.ndarray] = []
+
+    def probabilities(self, batch: np.ndarray) -> np.ndarray:
+        self.seen.append(batch.copy())
+        return np.repeat(self.probs, len(batch), axis=0)
+
+
+def test_two_classifiers_share_each_crops_four_turns_and_are_averaged():
+    """With a second classifier, the first reads each crop upright and upside down, the
+    second lying either way (no more work than one classifier's four turns), and the four
+    readings are averaged."""
+    from vision.recognizer import TwoStageRecognizer
+    names = ["1m", "2m", "3m"]
+    first, second = _FakeClassifier("1m", names), _FakeClassifier("2m", names)
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the classifiers are faked
+    reader.classifiers, reader.class_names, reader.rotations = [first, second], names, 4
+    crop = np.zeros((4, 4, 3), np.uint8)
+    crop[0, 0] = 255  # a mark in the top left corner tells the turns apart
+    crops = [crop, np.zeros_like(crop)]
+    probabilities = reader.classify(crops)
+    assert probabilities.shape == (2, 3)
+    assert probabilities.tolist() == [[0.5, 0.5, 0.0]] * 2
+    # each read 2 turns of the 2 crops in one batch: the first turns 0 and 2, the second 1 and 3
+    assert [len(c.seen) for c in (first, second)] == [1, 1] and len(first.seen[0]) == 4
+    assert np.array_equal(first.seen[0][0], crop)
+    assert np.array_equal(first.seen[0][2], np.rot90(crop, 2))
+    assert np.array_equal(second.seen[0][0], np.rot90(crop, 1))
+    assert np.array_equal(second.seen[0][2], np.rot90(crop, 3))
+    # one classifier reads all four turns
+    reader.classifiers = [first]
+    first.seen.clear()
+    assert reader.classify(crops).tolist() == [[1.0, 0.0, 0.0]] * 2 and len(first.seen[0]) == 8
+
+
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
     from vision.recognizer import tiles_lie
     standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]
@@ -413,10 +453,13 @@ def exported_models(tmp_path_factory) -> Path:
     if not (MODELS_DIR / DETECTOR_FILE).exists() or not (MODELS_DIR / CLASSIFIER_FILE).exists():
         pytest.skip("no trained weights in models/ yet")
     folder = tmp_path_factory.mktemp("models")
-    for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+    names = [DETECTOR_FILE, CLASSIFIER_FILE]
+    if (MODELS_DIR / SECOND_CLASSIFIER_FILE).exists():
+        names.append(SECOND_CLASSIFIER_FILE)
+    for name in names:
         shutil.copy(MODELS_DIR / name, folder / name)
     written = export_onnx(folder)
-    assert sorted(p.name for p in written) == ["tile_classifier.onnx", "tile_detector.onnx"]
+    assert sorted(p.name for p in written) == sorted(Path(name).stem + ".onnx" for name in names)
     return folder
 
 
@@ -426,8 +469,11 @@ def test_the_onnx_exports_read_as_the_pytorch_weights_do(exported_models: Path, 
     if image is None:
         pytest.skip("tile art not available")
     fast = load_recognizer(str(exported_models))
-    plain = TwoStageRecognizer(exported_models / DETECTOR_FILE, exported_models / CLASSIFIER_FILE, onnx=False)
-    assert (fast.backend, plain.backend) == ("onnx+onnx", "torch+torch")
+    classifiers = sorted(exported_models.glob("tile_classifier*.pt"))  # the second one too, if shipped
+    plain = TwoStageRecognizer(exported_models / DETECTOR_FILE, classifiers, onnx=False)
+    assert len(fast.classifiers) == len(classifiers)
+    assert (fast.backend, plain.backend) == ("+".join(["onnx"] * (1 + len(classifiers))),
+                                             "+".join(["torch"] * (1 + len(classifiers))))
     capsys.readouterr()
     for photo in (image, image[100:580]):  # square, and wide (letterboxed alike)
         ours, theirs = fast.detect(photo), plain.detect(photo)
@@ -450,6 +496,17 @@ def test_a_stale_onnx_export_is_not_used(exported_models: Path, tmp_path: Path):
     with pytest.warns(UserWarning, match="was not exported from tile_classifier.pt"):
         recognizer = load_recognizer(str(tmp_path))
     assert recognizer.backend == "onnx+torch"
+
+
+def test_only_a_classifier_is_published_as_the_second_one(tmp_path: Path, capsys):
+    import argparse
+    from vision.train import configure_parser, run
+    parser = argparse.ArgumentParser()
+    configure_parser(parser)
+    args = parser.parse_args(["--stage", "detector", "--second", "--work", str(tmp_path)])
+    assert run(args) == 2
+    assert "--second is for the classifier" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # nothing generated, nothing trained
 
 
 def test_missing_weights_raise_a_clear_error(tmp_path: Path):

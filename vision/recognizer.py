@@ -1,10 +1,12 @@
 """The shipped tile recogniser: a one-class YOLO tile detector, then a YOLO crop classifier.
 
-``load_recognizer()`` reads ``models/tile_detector.pt`` and ``models/tile_classifier.pt``
-(see models/README.md for how they were trained and how well they read).  The detector
-finds every tile, whatever its face; each box is cut out with a small margin, padded to a
-square, and all crops of a photo are classified in one batch.  The classifier was trained
-on crops in all four rotations, so sideways and upside-down tiles read too.
+``load_recognizer()`` reads ``models/tile_detector.pt`` and ``models/tile_classifier.pt``,
+and ``models/tile_classifier_2.pt`` where there is one (see models/README.md for how they
+were trained and how well they read).  The detector finds every tile, whatever its face;
+each box is cut out with a small margin, padded to a square, and all crops of a photo are
+classified in one batch.  The classifiers were trained on crops in all four rotations, so
+sideways and upside-down tiles read too; each crop is read in its four quarter-turns, shared
+out between the classifiers, and the probabilities averaged.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import hashlib
 import logging
 import os
 import warnings
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,6 +26,9 @@ from vision.detections import TileDetection, turned_boxes
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.pt"
 CLASSIFIER_FILE = "tile_classifier.pt"
+# optional: a second classifier, trained on for longer with more synthetic hands, that reads
+# half of each crop's quarter-turns (two classifiers for the price of one)
+SECOND_CLASSIFIER_FILE = "tile_classifier_2.pt"
 DETECTOR_SIZE = 416    # photo size of the shipped detector; a model says its own in its train args
 CLASSIFIER_SIZE = 96   # crop size of the shipped classifier; a model says its own in its train args
 CROP_MARGIN = 0.08
@@ -59,7 +65,11 @@ def onnx_session(weights: Path):
         import onnxruntime
     except ImportError:
         return None
-    session = onnxruntime.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
+    options = onnxruntime.SessionOptions()
+    # no busy-waiting threads after a run: they would take the cores from the next model's
+    # run (two classifiers read in turn took 0.086 s for what one reads in 0.041 s)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = onnxruntime.InferenceSession(str(exported), options, providers=["CPUExecutionProvider"])
     if session.get_modelmeta().custom_metadata_map.get(ONNX_SOURCE_KEY) != file_sha256(weights):
         warnings.warn(f"{exported} was not exported from {Path(weights).name} (re-run `mahjong-lens "
                       "export`); using the PyTorch weights", stacklevel=2)
@@ -204,10 +214,45 @@ def quiet_ultralytics():
         logger.setLevel(level)
 
 
+class CropClassifier:
+    """One YOLO crop classifier: its ONNX export on a CPU where there is a fresh one, else
+    the PyTorch weights."""
+
+    def __init__(self, path: Path, device: str, use_onnx: bool = True) -> None:
+        from ultralytics import YOLO
+        self.path, self.device = Path(path), device
+        self.session = onnx_session(path) if use_onnx else None
+        model = YOLO(str(path), task="classify")
+        self.model = model.model.float().eval().to(device)
+        self.class_names = [model.names[i] for i in range(len(model.names))]
+        unknown = set(self.class_names) - set(CLASS_NAMES)
+        if unknown:
+            raise ValueError(f"classifier {path} has unknown classes {sorted(unknown)}")
+        self.crop_size = trained_size(model, default=CLASSIFIER_SIZE)
+
+    def probabilities(self, batch: np.ndarray) -> np.ndarray:
+        """Class probabilities (N x classes) of a batch of square BGR crops."""
+        import torch
+        batch = batch[..., ::-1]  # BGR -> RGB, as ultralytics trains
+        array = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255
+        if self.session is not None:
+            name = self.session.get_inputs()[0].name
+            probabilities = self.session.run(None, {name: array})[0].astype(np.float32)
+        else:
+            with torch.inference_mode():
+                output = self.model(torch.from_numpy(array).to(self.device))
+            if isinstance(output, (tuple, list)):
+                output = output[0]
+            probabilities = output.float().cpu().numpy()
+        if probabilities.min() < 0 or abs(probabilities.sum(1).mean() - 1) > 1e-3:
+            probabilities = torch.softmax(torch.from_numpy(probabilities), 1).numpy()
+        return probabilities
+
+
 class TwoStageRecognizer:
     """Reads tiles from a BGR image (implements vision.detections.Recognizer)."""
 
-    def __init__(self, detector_path: Path, classifier_path: Path, imgsz: int | None = None,
+    def __init__(self, detector_path: Path, classifier_paths: Path | Sequence[Path], imgsz: int | None = None,
                  conf: float = 0.35, iou: float = 0.45, device: str | None = None,
                  rotations: int = 4, onnx: bool = True, turned_look: bool = True) -> None:
         os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
@@ -226,22 +271,24 @@ class TwoStageRecognizer:
         # on a GPU, PyTorch
         use_onnx = onnx and self.device == "cpu"
         detector_session = onnx_session(detector_path) if use_onnx else None
-        self.classifier_session = onnx_session(classifier_path) if use_onnx else None
-        self.backend = "+".join(("onnx" if session else "torch")
-                                for session in (detector_session, self.classifier_session))
+        if isinstance(classifier_paths, (str, Path)):
+            classifier_paths = [classifier_paths]
+        self.classifiers = [CropClassifier(path, self.device, use_onnx) for path in classifier_paths]
+        if not self.classifiers:
+            raise ValueError("the recogniser needs at least one classifier")
+        first = self.classifiers[0]
+        for other in self.classifiers[1:]:
+            if other.class_names != first.class_names or other.crop_size != first.crop_size:
+                raise ValueError(f"classifier {other.path} has other classes or another crop size "
+                                 f"than {first.path}")
+        self.class_names, self.crop_size = first.class_names, first.crop_size
+        self.backend = "+".join(["onnx" if detector_session else "torch"] +
+                                ["onnx" if c.session else "torch" for c in self.classifiers])
         detector_file = Path(detector_path).with_suffix(".onnx") if detector_session else detector_path
         self.detector = YOLO(str(detector_file), task="detect")
         # photos are read at the size the detector learnt (imgsz: another, to try one)
         self.imgsz = imgsz or trained_size(self.detector, detector_session)
         del detector_session  # ultralytics opens its own
-        classifier = YOLO(str(classifier_path), task="classify")
-        self.classifier = classifier.model.float().eval().to(self.device)
-        names = classifier.names
-        self.class_names = [names[i] for i in range(len(names))]
-        unknown = set(self.class_names) - set(CLASS_NAMES)
-        if unknown:
-            raise ValueError(f"classifier {classifier_path} has unknown classes {sorted(unknown)}")
-        self.crop_size = trained_size(classifier, default=CLASSIFIER_SIZE)
 
     def boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The detector's tile boxes (N x 4, x1y1x2y2 pixels) and their confidences; on a
@@ -285,31 +332,19 @@ class TwoStageRecognizer:
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Class probabilities (N x classes) for square BGR crops, averaged over the crop
-        turned by 0, 90, 180 and 270 degrees (the classifier learnt every turn, so the
-        average is steadier than one look: +4 points on held-out crops)."""
+        turned by 0, 90, 180 and 270 degrees (the classifiers learnt every turn, so the
+        average is steadier than one look: +4 points on held-out crops).  With two
+        classifiers, turn k is read by classifier k mod 2: the first reads the crop upright
+        and upside down, the second lying either way."""
         if not crops:
             return np.zeros((0, len(self.class_names)), np.float32)
         batch = np.stack(crops)
-        views = np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in range(self.rotations)])
-        probabilities = self._forward(views)
-        return probabilities.reshape(self.rotations, len(crops), -1).mean(0)
-
-    def _forward(self, batch: np.ndarray) -> np.ndarray:
-        import torch
-        batch = batch[..., ::-1]  # BGR -> RGB, as ultralytics trains
-        array = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255
-        if self.classifier_session is not None:
-            name = self.classifier_session.get_inputs()[0].name
-            probabilities = self.classifier_session.run(None, {name: array})[0].astype(np.float32)
-        else:
-            with torch.inference_mode():
-                output = self.classifier(torch.from_numpy(array).to(self.device))
-            if isinstance(output, (tuple, list)):
-                output = output[0]
-            probabilities = output.float().cpu().numpy()
-        if probabilities.min() < 0 or abs(probabilities.sum(1).mean() - 1) > 1e-3:
-            probabilities = torch.softmax(torch.from_numpy(probabilities), 1).numpy()
-        return probabilities
+        views: list[list[np.ndarray]] = [[] for _ in self.classifiers]
+        for k in range(self.rotations):
+            views[k % len(self.classifiers)].append(np.rot90(batch, k, axes=(1, 2)))
+        probabilities = [classifier.probabilities(np.concatenate(turns))
+                         for classifier, turns in zip(self.classifiers, views) if turns]
+        return np.concatenate(probabilities).reshape(-1, len(crops), len(self.class_names)).mean(0)
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
         if image is None or image.ndim != 3 or image.shape[2] != 3:
@@ -339,7 +374,10 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
     from ultralytics import YOLO
     folder = Path(folder) if folder else MODELS_DIR
     written = []
-    for name, task in ((DETECTOR_FILE, "detect"), (CLASSIFIER_FILE, "classify")):
+    models = [(DETECTOR_FILE, "detect"), (CLASSIFIER_FILE, "classify")]
+    if (folder / SECOND_CLASSIFIER_FILE).exists():
+        models.append((SECOND_CLASSIFIER_FILE, "classify"))
+    for name, task in models:
         weights = folder / name
         if not weights.exists():
             raise FileNotFoundError(f"{weights} is missing: nothing to export")
@@ -360,8 +398,8 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
 
 def load_recognizer(path: str | None = None) -> TwoStageRecognizer:
     """The shipped recogniser, or the one in folder `path` (holding tile_detector.pt and
-    tile_classifier.pt, and their ONNX exports if any).  Each call loads the weights
-    afresh; keep the instance."""
+    tile_classifier.pt, tile_classifier_2.pt if it has a second classifier, and their ONNX
+    exports if any).  Each call loads the weights afresh; keep the instance."""
     folder = Path(path) if path else MODELS_DIR
     if folder.is_file():
         folder = folder.parent
@@ -371,4 +409,7 @@ def load_recognizer(path: str | None = None) -> TwoStageRecognizer:
         raise FileNotFoundError(
             f"no tile recogniser weights: {', '.join(missing)} missing "
             "(train them with `mahjong-lens train`, see models/README.md)")
-    return TwoStageRecognizer(detector, classifier)
+    classifiers = [classifier]
+    if (folder / SECOND_CLASSIFIER_FILE).exists():
+        classifiers.append(folder / SECOND_CLASSIFIER_FILE)
+    return TwoStageRecognizer(detector, classifiers)

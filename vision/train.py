@@ -36,7 +36,7 @@ from datasets.classes import CLASS_NAMES, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
 from vision.detections import turned_boxes
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
-                               export_onnx, square_crop)
+                               SECOND_CLASSIFIER_FILE, export_onnx, square_crop)
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -600,10 +600,16 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--balance", action="store_true",
                         help="classifier: write the real crops of rare classes (bonus tiles) up to "
                              "4 times as often, towards the median class")
+    parser.add_argument("--second", action="store_true",
+                        help="classifier: publish as the second classifier (models/tile_classifier_2.pt), "
+                             "which reads half of each crop's quarter-turns")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.second and args.stage != "classifier":
+        print("train: --second is for the classifier stage", file=sys.stderr)
+        return 2
     data_dir, work = Path(args.data), Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     # --resume reuses the training set already generated in WORK, if there is one
@@ -635,7 +641,7 @@ def run(args: argparse.Namespace) -> int:
                          # ultralytics' automatic choice for 46 classes is AdamW at 2e-4, far
                          # too slow for the few epochs a CPU allows
                          optimizer="AdamW", lr0=args.lr0 or 0.002, warmup_epochs=0.5)
-        target = CLASSIFIER_FILE
+        target = SECOND_CLASSIFIER_FILE if args.second else CLASSIFIER_FILE
     if not args.no_publish:
         publish(weights, target)
     return 0
