@@ -14,7 +14,7 @@ import pytest
 from datasets.classes import CLASS_NAMES
 from vision.detections import TileDetection
 from vision.evaluate import PEER_NAMES, Truth, iou, score_image
-from vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, SECOND_CLASSIFIER_FILE, load_recognizer,
+from vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, classifier_files, load_recognizer,
                                square_crop)
 from vision.train import is_dev_photo, one_class_label_text, photo_name, photo_source, read_yolo_labels
 
@@ -453,9 +453,7 @@ def exported_models(tmp_path_factory) -> Path:
     if not (MODELS_DIR / DETECTOR_FILE).exists() or not (MODELS_DIR / CLASSIFIER_FILE).exists():
         pytest.skip("no trained weights in models/ yet")
     folder = tmp_path_factory.mktemp("models")
-    names = [DETECTOR_FILE, CLASSIFIER_FILE]
-    if (MODELS_DIR / SECOND_CLASSIFIER_FILE).exists():
-        names.append(SECOND_CLASSIFIER_FILE)
+    names = [DETECTOR_FILE] + [path.name for path in classifier_files(MODELS_DIR)]
     for name in names:
         shutil.copy(MODELS_DIR / name, folder / name)
     written = export_onnx(folder)
@@ -469,7 +467,7 @@ def test_the_onnx_exports_read_as_the_pytorch_weights_do(exported_models: Path, 
     if image is None:
         pytest.skip("tile art not available")
     fast = load_recognizer(str(exported_models))
-    classifiers = sorted(exported_models.glob("tile_classifier*.pt"))  # the second one too, if shipped
+    classifiers = classifier_files(exported_models)  # the second one too, if shipped
     plain = TwoStageRecognizer(exported_models / DETECTOR_FILE, classifiers, onnx=False)
     assert len(fast.classifiers) == len(classifiers)
     assert (fast.backend, plain.backend) == ("+".join(["onnx"] * (1 + len(classifiers))),

@@ -366,19 +366,24 @@ class TwoStageRecognizer:
         return detections
 
 
+def classifier_files(folder: Path) -> list[Path]:
+    """The classifier weights a recogniser in `folder` reads with: tile_classifier.pt, then
+    tile_classifier_2.pt where there is one (the first need not exist yet: the caller says
+    what is missing)."""
+    second = folder / SECOND_CLASSIFIER_FILE
+    return [folder / CLASSIFIER_FILE] + ([second] if second.exists() else [])
+
+
 def export_onnx(folder: Path | None = None) -> list[Path]:
-    """Write the ONNX exports of a folder's detector and classifier beside them (needs the
+    """Write the ONNX exports of a folder's detector and classifiers beside them (needs the
     `onnx` package), stamped with the checksum of the weights they come from."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     import onnx
     from ultralytics import YOLO
     folder = Path(folder) if folder else MODELS_DIR
     written = []
-    models = [(DETECTOR_FILE, "detect"), (CLASSIFIER_FILE, "classify")]
-    if (folder / SECOND_CLASSIFIER_FILE).exists():
-        models.append((SECOND_CLASSIFIER_FILE, "classify"))
-    for name, task in models:
-        weights = folder / name
+    models = [(folder / DETECTOR_FILE, "detect")] + [(path, "classify") for path in classifier_files(folder)]
+    for weights, task in models:
         if not weights.exists():
             raise FileNotFoundError(f"{weights} is missing: nothing to export")
         model = YOLO(str(weights), task=task)
@@ -403,13 +408,10 @@ def load_recognizer(path: str | None = None) -> TwoStageRecognizer:
     folder = Path(path) if path else MODELS_DIR
     if folder.is_file():
         folder = folder.parent
-    detector, classifier = folder / DETECTOR_FILE, folder / CLASSIFIER_FILE
-    missing = [str(p) for p in (detector, classifier) if not p.exists()]
+    detector, classifiers = folder / DETECTOR_FILE, classifier_files(folder)
+    missing = [str(p) for p in (detector, classifiers[0]) if not p.exists()]
     if missing:
         raise FileNotFoundError(
             f"no tile recogniser weights: {', '.join(missing)} missing "
             "(train them with `mahjong-lens train`, see models/README.md)")
-    classifiers = [classifier]
-    if (folder / SECOND_CLASSIFIER_FILE).exists():
-        classifiers.append(folder / SECOND_CLASSIFIER_FILE)
     return TwoStageRecognizer(detector, classifiers)
