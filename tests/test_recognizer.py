@@ -76,6 +76,67 @@ def test_unlabelled_bonus_tiles_can_be_ignored():
     assert ignored.detected == 1 and ignored.exact
 
 
+def test_errors_are_told_apart_by_kind():
+    from vision.evaluate import FALSE_KINDS, UNREAD_KINDS
+    truths = [Truth("1m", (0, 0, 10, 10)),     # read as 2m
+              Truth("3m", (20, 0, 30, 10)),    # its box 4 px off: IoU 60/140, below 0.5
+              Truth("5m", (40, 0, 50, 10)),    # labelled twice: one box for both
+              Truth("5m", (40, 0, 50, 10.5)),
+              Truth("7m", (60, 0, 70, 10)),    # no box
+              Truth("9m", (80, 0, 90, 10))]    # read right, and a second box on it
+    found = [det("2m", (0, 0, 10, 10), 0.9), det("3m", (24, 0, 34, 10), 0.9),
+             det("5m", (40, 0, 50, 10), 0.9), det("9m", (80, 0, 90, 10), 0.9),
+             det("9m", (81, 0, 90, 10), 0.5), det("1p", (200, 0, 210, 10), 0.9)]
+    score = score_image(found, truths)
+    assert iou(found[1].box, truths[1].box) == pytest.approx(60 / 140)  # 0.3 <= IoU < 0.5
+    unread = {(t.tile, kind, read) for t, kind, read in score.unread}
+    assert unread == {("1m", UNREAD_KINDS[0], "2m"), ("3m", UNREAD_KINDS[1], ""),
+                      ("5m", UNREAD_KINDS[2], ""), ("7m", UNREAD_KINDS[3], "")}
+    false = sorted((d.tile, kind) for d, kind in score.false)
+    assert false == sorted([("2m", FALSE_KINDS[0]), ("3m", FALSE_KINDS[1]), ("9m", FALSE_KINDS[2]),
+                            ("1p", FALSE_KINDS[3])])
+    # every label not read right and every false reading is told once
+    assert len(score.unread) == score.labelled - score.correct
+    assert len(score.false) == score.detected - score.correct
+
+
+def test_an_ignored_unlabelled_bonus_tile_is_no_false_reading():
+    truths = [Truth("1m", (0, 0, 10, 10))]
+    score = score_image([det("1m", (0, 0, 10, 10)), det("5f", (50, 50, 60, 60))], truths,
+                        ignore_unlabelled=("5f",))
+    assert score.false == [] and score.unread == []
+
+
+def test_eval_counts_and_draws_errors_by_kind(tmp_path: Path):
+    import cv2
+    from vision.evaluate import FALSE_KINDS, UNREAD_KINDS, ErrorGallery, evaluate, format_errors
+    images, labels = tmp_path / "images", tmp_path / "labels"
+    images.mkdir(), labels.mkdir()
+    image = np.full((100, 200, 3), 60, np.uint8)
+    image[10:40, 10:30] = 255    # a bright tile, labelled: read right (1m)
+    image[10:40, 100:120] = 255  # a bright tile nobody labelled: a reading on no label
+    cv2.imwrite(str(images / "a.png"), image)
+    # the first tile, and a second label where nothing bright is: no box
+    (labels / "a.txt").write_text("0 0.1 0.25 0.1 0.3\n1 0.8 0.7 0.1 0.3\n")
+    gallery = ErrorGallery(size=40)
+    scores, _, records = evaluate(_BrightPatchReader(), [("test", images / "a.png", labels / "a.txt")],
+                                  progress=False, gallery=gallery)
+    assert scores["all"].unread == {UNREAD_KINDS[3]: 1} and scores["all"].false == {FALSE_KINDS[3]: 1}
+    assert records[0]["unread"] == [["2m", UNREAD_KINDS[3], ""]] and records[0]["false"] == [["1m", FALSE_KINDS[3]]]
+    assert "unread    1: 0 / 0 / 0 / 1   false    1: 0 / 0 / 0 / 1" in format_errors(scores)
+    # the gallery holds the two errors: the false reading's picture shows the bright tile, its box red
+    thumbs = {kind: pictures for kind, pictures in gallery.pictures.items() if pictures}
+    assert set(thumbs) == {UNREAD_KINDS[3], FALSE_KINDS[3]}
+    false_thumb, caption, name = thumbs[FALSE_KINDS[3]][0]
+    assert caption == "read 1m" and name == "a"
+    assert false_thumb[20, 20].tolist() == [255, 255, 255]  # the tile, at the picture's centre
+    assert (np.all(false_thumb == (40, 40, 220), axis=2)).any()
+    path = tmp_path / "errors.png"
+    gallery.draw(path, "test")
+    drawn = cv2.imread(str(path))
+    assert drawn is not None and (np.all(drawn == (40, 40, 220), axis=2)).any()
+
+
 def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
     import cv2
     from vision.evaluate import evaluate, recall_by_size, size_band, tile_size

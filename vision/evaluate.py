@@ -25,6 +25,17 @@ from datasets.real import inflated_boxes, pixel_box, read_yolo_labels
 from vision.detections import TileDetection, turned_boxes
 
 IOU_THRESHOLD = 0.5
+#: Below IoU 0.5 but at least this, a box and a label are taken for the same tile, the two
+#: drawn apart (a label shifted off its tile, as in Roboflow's augmented copies, or a loose box)
+NEAR_IOU = 0.3
+#: Why a labelled tile was not read right: a reading of another face on it; a box on it at
+#: IoU 0.3-0.5 only; its box (IoU >= 0.5) went to another label (a tile labelled twice, or
+#: labels overlapping); no box at all (the detector missed it)
+UNREAD_KINDS = ("read as another tile", "box off the label", "box of another label", "no box")
+#: Why a reading was false: it reads another face on a label; it lies off a label (IoU
+#: 0.3-0.5); it is a second box on a tile read right; it lies on no label (an unlabelled
+#: tile around the labelled ones, or nothing)
+FALSE_KINDS = ("another tile's label", "off a label", "second box", "on no label")
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 # The peer's 34 class names -> ours (its honours are Japanese readings).
 PEER_NAMES = {"tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z",
@@ -47,6 +58,10 @@ class ImageScore:
     confusions: list[tuple[str, str]] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     right: list[bool] = field(default_factory=list)  # per label, in order: read right
+    # why: each label not read right and each counted false reading, with its kind
+    # (``UNREAD_KINDS``, ``FALSE_KINDS``)
+    unread: list[tuple[Truth, str, str]] = field(default_factory=list)  # (label, kind, read as)
+    false: list[tuple[TileDetection, str]] = field(default_factory=list)
 
     @property
     def exact(self) -> bool:
@@ -63,9 +78,13 @@ class SourceScore:
     seconds: float = 0.0
     hands: int = 0          # photos of a hand (``reference_hand``)
     hands_exact: int = 0    # of those, the hand a scan finds is the labelled hand
+    unread: Counter = field(default_factory=Counter)  # labels not read right, by kind
+    false: Counter = field(default_factory=Counter)   # false readings, by kind
 
     def add(self, score: ImageScore, seconds: float, hand_read: bool | None = None) -> None:
         self.images += 1
+        self.unread.update(kind for _, kind, _ in score.unread)
+        self.false.update(kind for _, kind in score.false)
         self.labelled += score.labelled
         self.detected += score.detected
         self.correct += score.correct
@@ -88,7 +107,9 @@ class SourceScore:
                 "correct": self.correct, "recall": round(self.recall, 4),
                 "precision": round(self.precision, 4), "exact": self.exact,
                 "hands": self.hands, "hands_read_exactly": self.hands_exact,
-                "seconds_per_image": round(self.seconds / max(self.images, 1), 4)}
+                "seconds_per_image": round(self.seconds / max(self.images, 1), 4),
+                "unread": {kind: self.unread[kind] for kind in UNREAD_KINDS},
+                "false": {kind: self.false[kind] for kind in FALSE_KINDS}}
 
 
 def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
@@ -127,16 +148,35 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
     # the wrong readings: unmatched detections on a still-unclaimed label of another tile
     confusions = []
     counted = len(detections)
+    false: list[tuple[TileDetection, str]] = []
+    read_as_other: dict[int, str] = {}  # label -> the face read on it
     for det in unmatched:
         overlaps = [(iou(det.box, truths[k].box), k) for k in free]
         overlap, k = max(overlaps, default=(0.0, -1))
         if overlap >= IOU_THRESHOLD:
             confusions.append((truths[k].tile, det.tile))
             free.remove(k)
-        elif det.tile in ignore_unlabelled:
-            counted -= 1
+            read_as_other[k] = det.tile
+            false.append((det, FALSE_KINDS[0]))
+            continue
+        nearest = max((iou(det.box, t.box) for t in truths), default=0.0)
+        if det.tile in ignore_unlabelled:
+            counted -= 1  # a tile the set leaves unlabelled
+        else:
+            false.append((det, FALSE_KINDS[2] if nearest >= IOU_THRESHOLD else
+                          FALSE_KINDS[1] if nearest >= NEAR_IOU else FALSE_KINDS[3]))
+    unread = []
+    for k, truth in enumerate(truths):
+        if right[k]:
+            continue
+        nearest = max((iou(det.box, truth.box) for det in detections), default=0.0)
+        unread.append((truth, UNREAD_KINDS[0] if k in read_as_other else
+                       UNREAD_KINDS[2] if nearest >= IOU_THRESHOLD else
+                       UNREAD_KINDS[1] if nearest >= NEAR_IOU else UNREAD_KINDS[3],
+                       read_as_other.get(k, "")))
     return ImageScore(labelled=len(truths), detected=counted, correct=correct,
-                      confusions=confusions, missed=[truths[k].tile for k in free], right=right)
+                      confusions=confusions, missed=[truths[k].tile for k in free], right=right,
+                      unread=unread, false=false)
 
 
 def read_truths(label_file: Path, width: int, height: int) -> list[Truth]:
@@ -305,11 +345,13 @@ HAND_ROW = ": a hand on the table"
 
 
 def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: tuple[str, ...] = ("riichi-tray",),
-             progress: bool = True, turned: bool = False) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
+             progress: bool = True, turned: bool = False,
+             gallery: ErrorGallery | None = None) -> tuple[dict[str, SourceScore], Counter, list[dict]]:
     """Scores per source, the confusion counts, and one record per image.  With `turned`,
     each hand-row and tray photo with tight labels is read a second time turned a quarter
     and reported as its own source: rows running up the picture, as a camera over the
-    table sees the players at its sides."""
+    table sees the players at its sides.  A `gallery` collects a picture of each error in
+    the photos as taken."""
     import cv2
     scores: dict[str, SourceScore] = defaultdict(SourceScore)
     confusions: Counter = Counter()
@@ -344,15 +386,90 @@ def evaluate(recognizer, items: list[tuple[str, Path, Path]], ignore_bonus_in: t
                 scores["all"].add(score, seconds, hand_read)
                 if not source.endswith(SUSPECT):  # their "confusions" are the labels' mistakes
                     confusions.update(score.confusions)
+                    if gallery is not None:
+                        gallery.add(view, image_path.stem, score)
             records.append({"image": image_path.name, "source": view_source, "labelled": score.labelled,
                             "detected": score.detected, "correct": score.correct, "exact": score.exact,
                             "hand_read_exactly": hand_read,
                             "confusions": score.confusions, "missed": score.missed,
+                            "unread": [[t.tile, kind, read] for t, kind, read in score.unread],
+                            "false": [[d.tile, kind] for d, kind in score.false],
                             "sizes": [[round(tile_size(t.box, view.shape[1], view.shape[0]), 1), right]
                                       for t, right in zip(view_truths, score.right)]})
         if progress and done % 50 == 0:
             print(f"  {done}/{len(items)} images", file=sys.stderr, flush=True)
     return dict(scores), confusions, records
+
+
+class ErrorGallery:
+    """Pictures of the eval's errors, kind by kind (``UNREAD_KINDS``, ``FALSE_KINDS``): each
+    the tile's neighbourhood with the label (green) or the reading (red) drawn, captioned
+    with what was labelled and read and the photo's name.  Looking at them tells a reader at
+    once whether the reader or the label is wrong (a label shifted off its tile, a tile
+    nobody labelled, a label of another face than the tile shows)."""
+
+    #: the kinds drawn: a false reading on another tile's label or off a label is the same
+    #: error as its label's, drawn once
+    KINDS = UNREAD_KINDS + FALSE_KINDS[2:]
+
+    def __init__(self, per_kind: int = 16, keep: int = 400, size: int = 80) -> None:
+        self.per_kind, self.keep, self.size = per_kind, keep, size
+        self.counts: Counter = Counter()
+        self.pictures: dict[str, list[tuple[np.ndarray, str, str]]] = {kind: [] for kind in self.KINDS}
+
+    def add(self, image: np.ndarray, name: str, score: ImageScore) -> None:
+        errors = [(t.box, kind, f"{t.tile}->{read}" if read else t.tile, (60, 170, 40))
+                  for t, kind, read in score.unread]
+        errors += [(d.box, kind, f"read {d.tile}", (40, 40, 220)) for d, kind in score.false if kind in self.KINDS]
+        for box, kind, caption, colour in errors:
+            self.counts[kind] += 1
+            if len(self.pictures[kind]) < self.keep:
+                self.pictures[kind].append((self.thumbnail(image, box, colour), caption, name[:14]))
+
+    def thumbnail(self, image: np.ndarray, box: tuple[float, float, float, float],
+                  colour: tuple[int, int, int]) -> np.ndarray:
+        """The box with half its size around it, padded to a square, the box drawn."""
+        import cv2
+        x1, y1, x2, y2 = box
+        side = max(x2 - x1, y2 - y1) * 2.0
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        left, top = int(round(cx - side / 2)), int(round(cy - side / 2))
+        span = max(1, int(round(side)))
+        padded = cv2.copyMakeBorder(image, span, span, span, span, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+        crop = padded[top + span: top + 2 * span, left + span: left + 2 * span]
+        scale = self.size / span
+        thumb = cv2.resize(crop, (self.size, self.size), interpolation=cv2.INTER_AREA)
+        corner = lambda x, y: (int(round((x - left) * scale)), int(round((y - top) * scale)))  # noqa: E731
+        cv2.rectangle(thumb, corner(x1, y1), corner(x2, y2), colour, 2)
+        return thumb
+
+    def draw(self, path: Path, title: str) -> None:
+        """A PNG of up to `per_kind` pictures of each kind of error, spread over all found."""
+        import cv2
+        cell, caption, head = self.size + 6, 30, 24
+        kinds = [kind for kind in self.KINDS if self.pictures[kind]]
+        width = max(8 + cell * self.per_kind, 560)
+        height = 34 + len(kinds) * (head + self.size + caption + 8) + 4
+        canvas = np.full((height, width, 3), 255, np.uint8)
+        cv2.putText(canvas, title[:90], (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+        y = 34
+        for kind in kinds:
+            found = self.pictures[kind]
+            shown = [found[round(i * len(found) / min(len(found), self.per_kind))]
+                     for i in range(min(len(found), self.per_kind))]
+            cv2.putText(canvas, f"{kind}: {self.counts[kind]}", (8, y + 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                        (0, 0, 0), 1, cv2.LINE_AA)
+            y += head
+            for i, (thumb, text, name) in enumerate(shown):
+                x = 8 + i * cell
+                canvas[y:y + self.size, x:x + self.size] = thumb
+                cv2.putText(canvas, text, (x, y + self.size + 12), cv2.FONT_HERSHEY_SIMPLEX, 0.38, (0, 0, 0), 1,
+                            cv2.LINE_AA)
+                cv2.putText(canvas, name, (x, y + self.size + 25), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (110, 110, 110),
+                            1, cv2.LINE_AA)
+            y += self.size + caption + 8
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), canvas)
 
 
 def draw_confusions(confusions: Counter, path: Path, title: str, top: int = 12) -> None:
@@ -427,6 +544,22 @@ def format_table(name: str, scores: dict[str, SourceScore]) -> str:
     return "\n".join(lines)
 
 
+def format_errors(scores: dict[str, SourceScore]) -> str:
+    """Why, source by source: the labels not read right and the false readings by kind
+    (``UNREAD_KINDS``, ``FALSE_KINDS``).  Tiles nobody labelled around a hand count as false
+    readings "on no label"; labels shifted off their tiles as "box off the label"."""
+    width = max([len(source) for source in scores] + [34])
+    unread = " / ".join(UNREAD_KINDS)
+    false = " / ".join(FALSE_KINDS)
+    lines = [f"  why: labels not read right ({unread}); false readings ({false})"]
+    for source in sorted(scores, key=lambda s: (s == "all", s)):
+        s = scores[source]
+        lines.append(f"  {source:{width}} unread {sum(s.unread.values()):4d}: "
+                     + " / ".join(f"{s.unread[k]}" for k in UNREAD_KINDS)
+                     + f"   false {sum(s.false.values()):4d}: " + " / ".join(f"{s.false[k]}" for k in FALSE_KINDS))
+    return "\n".join(lines)
+
+
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", nargs="+", required=True,
                         help="folders with images/ and labels/ (searched recursively)")
@@ -466,8 +599,10 @@ def run(args: argparse.Namespace) -> int:
     report = {}
     for name, recognizer in recognizers:
         recognizer.detect(np.full((640, 640, 3), 127, np.uint8))  # warm up, not timed
-        scores, confusions, records = evaluate(recognizer, items, turned=args.turned)
+        gallery = ErrorGallery()
+        scores, confusions, records = evaluate(recognizer, items, turned=args.turned, gallery=gallery)
         print(format_table(name, scores))
+        print(format_errors(scores))
         print("  most confused (labelled -> read): " +
               ", ".join(f"{a}->{b} x{n}" for (a, b), n in confusions.most_common(8)))
         bands = recall_by_size(records)
@@ -477,6 +612,7 @@ def run(args: argparse.Namespace) -> int:
         draw_confusions(confusions, out / f"confusion-{slug}.png", f"{name}: most confused tiles")
         draw_recall_by_size(bands, out / f"recall-by-size-{slug}.png",
                             f"{name}: recall by the tile's short side (photo at 640 px)")
+        gallery.draw(out / f"errors-{slug}.png", f"{name}: errors by kind (green: the label, red: the reading)")
         report[name] = {"sources": {k: v.to_dict() for k, v in scores.items()},
                         "confusions": [[a, b, n] for (a, b), n in confusions.most_common(30)],
                         "recall_by_size": {band: {"labelled": n, "right": right}
@@ -484,5 +620,5 @@ def run(args: argparse.Namespace) -> int:
                         "images": records}
     out.mkdir(parents=True, exist_ok=True)
     (out / "eval.json").write_text(json.dumps(report, indent=1))
-    print(f"eval: confusion images, recall by size and eval.json in {out}")
+    print(f"eval: confusion images, error pictures, recall by size and eval.json in {out}")
     return 0
