@@ -23,6 +23,9 @@ CLASS_NAMES: tuple[str, ...] = CANONICAL_NAMES + EXTRA_NAMES
 
 NUM_CLASSES = len(CLASS_NAMES)
 BACK = "back"
+#: A class of the crop classifier only, never a tile of a label or a hand: a box the detector
+#: put on no tile (an empty tray slot, a die, felt); the recogniser drops such a box
+NOT_A_TILE = "none"
 RED_FIVES = ("0m", "0p", "0s")
 HONOURS = tuple(f"{n}z" for n in range(1, 8))
 FLOWERS = tuple(f"{n}f" for n in range(1, 9))

@@ -420,6 +420,32 @@ def test_two_classifiers_share_each_crops_four_turns_and_are_averaged():
     assert reader.classify(crops).tolist() == [[1.0, 0.0, 0.0]] * 2 and len(first.seen[0]) == 8
 
 
+class _BrightnessClassifier:
+    """Reads a bright crop as 1m (runner-up: no tile) and a dark one as no tile."""
+
+    names = ["1m", "2m", "back", "none"]
+
+    def probabilities(self, batch: np.ndarray) -> np.ndarray:
+        bright = batch.reshape(len(batch), -1).mean(axis=1) > 127
+        return np.array([[0.7, 0.05, 0.05, 0.2] if b else [0.05, 0.05, 0.3, 0.6] for b in bright], np.float32)
+
+
+def test_a_box_read_as_no_tile_is_dropped_and_never_offered_as_a_reading():
+    from vision.recognizer import TwoStageRecognizer
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: detector and classifier faked
+    classifier = _BrightnessClassifier()
+    reader.classifiers, reader.class_names, reader.rotations, reader.crop_size = \
+        [classifier], classifier.names, 4, 32
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[20:60, 20:50] = 255  # a tile; the second box lies on the dark table
+    boxes = np.array([[20, 20, 50, 60], [120, 20, 150, 60]], np.float32)
+    reader.boxes = lambda _: (boxes, np.array([0.9, 0.8], np.float32))
+    found = reader.detect(image)
+    assert [d.tile for d in found] == ["1m"] and found[0].box == (20.0, 20.0, 50.0, 60.0)
+    assert "none" not in [tile for tile, _ in found[0].alternatives]
+    assert found[0].face_confidence == pytest.approx(0.7)
+
+
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
     from vision.recognizer import tiles_lie
     standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]
@@ -613,6 +639,60 @@ def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path)
     # squeezed back to a tile's shape, not padded into a thin strip
     assert (crop == 114).all(axis=2).mean() < 0.4
     assert list(train.glob("1z/art_*.png")) and list(train.glob("back/art_*.png"))
+
+
+def test_boxes_on_no_tile_become_a_class_of_their_own_only_when_asked_for(tmp_path: Path):
+    import cv2
+    from vision.train import prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    asked: list[list] = []
+
+    def not_a_tile(image: np.ndarray, labels: list) -> list:
+        asked.append(labels)
+        return [(140.0, 140.0, 180.0, 190.0)]  # the dark table below the tile
+
+    plain = prepare_classifier_data(data, tmp_path / "plain", art_copies=0, size=32)
+    assert not (plain / "train" / "none").exists()  # an empty folder would still make a class
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, not_a_tile=not_a_tile)
+    train = sorted((root / "train" / "none").glob("*.png"))
+    assert len(train) == 4 and len(list((root / "val" / "none").glob("*.png"))) == 1  # four turns; dev once
+    assert all((cv2.imread(str(path)) < 120).all() for path in train)  # cut from the dark table
+    # it is given each photo's labels in pixels (the 1m at 0.3125 0.4 0.225 0.3 of 200 px)
+    assert asked[0] == [pytest.approx((40.0, 50.0, 85.0, 110.0))]
+
+
+def test_a_classifier_grows_a_class_keeping_what_it_learnt(tmp_path: Path):
+    import torch
+    from ultralytics.nn.tasks import ClassificationModel
+    from vision.train import with_new_class
+    model = ClassificationModel("yolo11n-cls.yaml", nc=3, verbose=False).eval()
+    model.names = {0: "1m", 1: "2m", 2: "back"}
+    weights = tmp_path / "small.pt"
+    torch.save({"model": model, "ema": None}, weights)
+    grown = with_new_class(weights, "none", tmp_path / "grown.pt")
+    wider = torch.load(grown, map_location="cpu", weights_only=False)["model"].eval()
+    assert wider.names == {0: "1m", 1: "2m", 2: "back", 3: "none"}
+    x = torch.rand(2, 3, 64, 64)
+    with torch.no_grad():
+        before, after = model(x), wider(x)
+    before = before[0] if isinstance(before, (tuple, list)) else before
+    after = after[0] if isinstance(after, (tuple, list)) else after
+    assert after.shape == (2, 4)
+    # the known classes keep their odds against each other; the new one starts least likely
+    assert torch.allclose(after[:, :3] / after[:, :3].sum(1, keepdim=True), before, atol=1e-5)
+    assert with_new_class(grown, "none", tmp_path / "again.pt") == grown  # already there
+    with pytest.raises(ValueError, match="alphabetical"):
+        with_new_class(weights, "aaa", tmp_path / "bad.pt")  # would not come last
+
+
+def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsys):
+    import argparse
+    from vision.train import configure_parser, run
+    parser = argparse.ArgumentParser()
+    configure_parser(parser)
+    assert run(parser.parse_args(["--stage", "classifier", "--not-a-tile", "--work", str(tmp_path)])) == 2
+    assert "--not-a-tile is for the classifier stage, with --crop-detector" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.classes import CLASS_NAMES
+from datasets.classes import CLASS_NAMES, NOT_A_TILE
 from vision.detections import TileDetection, turned_boxes
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -225,7 +225,7 @@ class CropClassifier:
         model = YOLO(str(path), task="classify")
         self.model = model.model.float().eval().to(device)
         self.class_names = [model.names[i] for i in range(len(model.names))]
-        unknown = set(self.class_names) - set(CLASS_NAMES)
+        unknown = set(self.class_names) - set(CLASS_NAMES) - {NOT_A_TILE}
         if unknown:
             raise ValueError(f"classifier {path} has unknown classes {sorted(unknown)}")
         self.crop_size = trained_size(model, default=CLASSIFIER_SIZE)
@@ -354,13 +354,16 @@ class TwoStageRecognizer:
         probabilities = self.classify(crops)
         detections = []
         for box, det_conf, probs in zip(boxes, box_conf, probabilities):
-            order = np.argsort(probs)[::-1]
-            best = int(order[0])
+            order = [int(k) for k in np.argsort(probs)[::-1]]
+            if self.class_names[order[0]] == NOT_A_TILE:
+                continue  # a box on no tile: a classifier that knows them says so
+            order = [k for k in order if self.class_names[k] != NOT_A_TILE]
+            best = order[0]
             detections.append(TileDetection(
                 tile=self.class_names[best],
                 box=tuple(float(v) for v in box),
                 confidence=float(det_conf * probs[best]),
-                alternatives=[(self.class_names[int(k)], float(probs[k])) for k in order[1:4]],
+                alternatives=[(self.class_names[k], float(probs[k])) for k in order[1:4]],
                 face_confidence=float(probs[best]),
             ))
         return detections

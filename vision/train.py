@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.classes import CLASS_NAMES, NUM_CLASSES
+from datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
 from vision.detections import turned_boxes
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
@@ -119,6 +119,22 @@ def crop_detector(folder: str) -> Callable[[np.ndarray], np.ndarray]:
     from vision.recognizer import load_recognizer
     reader = load_recognizer(folder)
     return lambda image: reader.boxes(image)[0]
+
+
+def faces_down_on_no_label(folder: str) -> Callable[[np.ndarray, list[Box]], list[Box]]:
+    """The boxes the recogniser in `folder` reads as a face-down tile (`back`) where a real
+    photo has no label (IoU < 0.3 with each of `labels`, pixel boxes).  The real sets hold
+    no face-down tile (checked by eye: the 48 such readings in `valid/` are empty slots of
+    the riichi set's tray, the 7 in 396 training photos dice and felt), so each is a box on
+    no tile: the classifier's examples of `NOT_A_TILE`."""
+    from vision.evaluate import NEAR_IOU, iou
+    from vision.recognizer import load_recognizer
+    reader = load_recognizer(folder)
+
+    def boxes(image: np.ndarray, labels: list[Box]) -> list[Box]:
+        return [d.box for d in reader.detect(image)
+                if d.tile == BACK and all(iou(d.box, label) < NEAR_IOU for label in labels)]
+    return boxes
 
 
 def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou: float = 0.3) -> list[Box | None]:
@@ -345,7 +361,8 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                             synth_count: int = 0, max_per_class: int = 1500, screen_count: int = 0,
                             size: int = CLASSIFIER_SIZE, detector: Callable[[np.ndarray], np.ndarray] | None = None,
                             real_copies: int = 1, slant: float = 0.0, balance: bool = False,
-                            synth_per_class: int = SYNTH_CROPS_PER_CLASS) -> Path:
+                            synth_per_class: int = SYNTH_CROPS_PER_CLASS,
+                            not_a_tile: Callable[[np.ndarray, list[Box]], list[Box]] | None = None) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -356,14 +373,19 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     to weigh the real photos more against the art and the synthetic crops; with `balance`,
     as many times more for a rare class (``rare_class_copies``).  With `slant` (degrees),
     every copy but the first is cut as if its tile lay turned by up to that angle
-    (``slanted_crop``): tiles of a hand pushed together lie at a slant in real photos."""
+    (``slanted_crop``): tiles of a hand pushed together lie at a slant in real photos.
+    With `not_a_tile` (a function from a real photo and its label boxes to boxes on no tile,
+    ``faces_down_on_no_label``), those boxes are cut in all four turns as the class
+    `NOT_A_TILE`, which the recogniser drops."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
     if root.exists():
         shutil.rmtree(root)
+    # an empty class folder would still make a class: NOT_A_TILE only when asked for
+    names = CLASS_NAMES + ((NOT_A_TILE,) if not_a_tile else ())
     for split in ("train", "val"):
-        for name in CLASS_NAMES:
+        for name in names:
             (root / split / name).mkdir(parents=True, exist_ok=True)
     written = {"train": 0, "val": 0}
     per_class: dict[str, int] = {}
@@ -379,7 +401,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     # 1. crops of the labelled real boxes (train split; dev photos go to val)
     sources = [(img, read_yolo_labels(label_path_for(img))) for img in real_images(data_dir, "train")]
     rng.shuffle(sources)
-    inflated = snapped_count = 0
+    inflated = snapped_count = no_tile_count = 0
     class_copies: dict[int, int] = {}
     if balance:
         counts: Counter = Counter(row[0] for image_path, rows in sources
@@ -388,13 +410,14 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         print("train: real crops of rare classes written more often: " +
               ", ".join(f"{CLASS_NAMES[c]} x{n}" for c, n in sorted(class_copies.items()) if n > 1 and c < NUM_CLASSES))
     for n, (image_path, rows) in enumerate(sources):
-        if not rows:
+        if not rows and not_a_tile is None:
             continue
         image = cv2.imread(str(image_path))
         if image is None:
             continue
         h, w = image.shape[:2]
         boxes = [pixel_box(row, w, h) for row in rows]
+        label_boxes = list(boxes)
         packed_and_inflated = photo_source(image_path.name) in PACKED_SOURCES and inflated_rows(rows, w, h)
         if detector is not None:
             snapped = snap_to_detector(boxes, [tuple(b) for b in detector(image)])
@@ -422,8 +445,16 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 else:
                     crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
                 save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{copy}_{turns}")
+        for k, box in enumerate(not_a_tile(image, label_boxes) if not_a_tile else []):
+            no_tile_count += 1
+            for turns in range(1 if split == "val" else 4):  # few examples: each in every turn
+                margin = CROP_MARGIN if split == "val" else rng.uniform(0.0, 0.15)
+                save(_rotate(square_crop(image, box, margin, size), turns), split, NOT_A_TILE,
+                     f"none{n}_{k}_{turns}")
         if n % 200 == 0 and detector is not None:
             print(f"train: crops of {n}/{len(sources)} real photos cut at the detector's boxes", flush=True)
+    if not_a_tile is not None:
+        print(f"train: {no_tile_count} boxes on no tile in the real photos, written as '{NOT_A_TILE}'")
     if detector is not None:
         print(f"train: classifier crops from real photos: {written} "
               f"({snapped_count} of them at the detector's boxes)")
@@ -487,6 +518,34 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
 
 
 # ------------------------------------------------------------------------ training
+
+def with_new_class(weights: Path, name: str, out: Path) -> Path:
+    """A copy of classifier `weights` with one more class, `name`, its head's other rows
+    kept (ultralytics would draw the whole head afresh for a new class count) and the new
+    one starting as unlikely as the least likely class.  The classes must stay in the
+    alphabetical order of the image folders ultralytics reads, `name` last."""
+    import torch
+    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
+    model = (checkpoint.get("ema") or checkpoint["model"]).float()
+    names = [model.names[i] for i in range(len(model.names))]
+    if name in names:
+        return Path(weights)
+    if sorted(names + [name]) != names + [name]:
+        raise ValueError(f"class {name!r} would not come last in {weights}'s alphabetical class order")
+    head = model.model[-1].linear
+    wider = torch.nn.Linear(head.in_features, head.out_features + 1)
+    with torch.no_grad():
+        wider.weight[:-1], wider.bias[:-1] = head.weight, head.bias
+        wider.weight[-1].zero_()
+        wider.bias[-1] = head.bias.min()
+    model.model[-1].linear = wider
+    model.names = dict(enumerate(names + [name]))
+    model.yaml["nc"] = len(model.names)
+    checkpoint.update(model=model, ema=None, optimizer=None, epoch=-1)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(checkpoint, out)
+    return out
+
 
 def _train(stage: str, model_cfg: str, data: str, args: argparse.Namespace, **extra) -> Path:
     """Start or resume one ultralytics run under WORK/runs/STAGE; returns its weights dir."""
@@ -604,11 +663,19 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="classifier: publish as the second classifier (models/tile_classifier_2.pt), "
                              "which reads half of each crop's quarter-turns")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
+    parser.add_argument("--not-a-tile", action="store_true",
+                        help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
+                             "recogniser reads as face-down tiles where a real photo has no label (empty "
+                             "tray slots, dice, felt: the real sets hold no face-down tile); the "
+                             "recogniser drops boxes read so")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.second and args.stage != "classifier":
         print("train: --second is for the classifier stage", file=sys.stderr)
+        return 2
+    if args.not_a_tile and (args.stage != "classifier" or not args.crop_detector):
+        print("train: --not-a-tile is for the classifier stage, with --crop-detector", file=sys.stderr)
         return 2
     data_dir, work = Path(args.data), Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -628,11 +695,15 @@ def run(args: argparse.Namespace) -> int:
         folder = work / "classifier-data"
         if not (args.resume and folder.exists()) or args.rebuild_data:
             detector = crop_detector(args.crop_detector) if args.crop_detector else None
+            not_a_tile = faces_down_on_no_label(args.crop_detector) if args.not_a_tile else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
                                              slant=args.slant, balance=args.balance,
-                                             synth_per_class=args.synth_per_class)
+                                             synth_per_class=args.synth_per_class, not_a_tile=not_a_tile)
+        if args.not_a_tile and args.init:
+            # the shipped classifier's head grows a row instead of being drawn afresh
+            args.init = str(with_new_class(Path(args.init), NOT_A_TILE, work / "init-with-not-a-tile.pt"))
         weights = _train("classifier", "yolo11n-cls.yaml", str(folder), args,
                          imgsz=args.imgsz or CLASSIFIER_SIZE, batch=args.batch or 128,
                          workers=args.workers, cache="ram", patience=100, fliplr=0.0, scale=args.scale,
