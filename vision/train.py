@@ -36,7 +36,8 @@ from datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
 from vision.detections import turned_boxes
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
-                               SECOND_CLASSIFIER_FILE, export_onnx, square_crop)
+                               SECOND_CLASSIFIER_FILE, TwoStageRecognizer, export_onnx, load_recognizer,
+                               square_crop)
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -114,22 +115,18 @@ def inflated_rows(rows: list[tuple[int, float, float, float, float]], width: int
 Box = tuple[float, float, float, float]
 
 
-def crop_detector(folder: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The tile boxes (N x 4 pixels) that the recogniser in `folder` finds in a photo."""
-    from vision.recognizer import load_recognizer
-    reader = load_recognizer(folder)
+def crop_detector(reader: TwoStageRecognizer) -> Callable[[np.ndarray], np.ndarray]:
+    """The tile boxes (N x 4 pixels) that `reader` (a loaded recogniser) finds in a photo."""
     return lambda image: reader.boxes(image)[0]
 
 
-def faces_down_on_no_label(folder: str) -> Callable[[np.ndarray, list[Box]], list[Box]]:
-    """The boxes the recogniser in `folder` reads as a face-down tile (`back`) where a real
+def faces_down_on_no_label(reader: TwoStageRecognizer) -> Callable[[np.ndarray, list[Box]], list[Box]]:
+    """The boxes `reader` (a loaded recogniser) reads as a face-down tile (`back`) where a real
     photo has no label (IoU < 0.3 with each of `labels`, pixel boxes).  The real sets hold
     no face-down tile (checked by eye: the 48 such readings in `valid/` are empty slots of
     the riichi set's tray, the 7 in 396 training photos dice and felt), so each is a box on
     no tile: the classifier's examples of `NOT_A_TILE`."""
     from vision.evaluate import NEAR_IOU, iou
-    from vision.recognizer import load_recognizer
-    reader = load_recognizer(folder)
 
     def boxes(image: np.ndarray, labels: list[Box]) -> list[Box]:
         return [d.box for d in reader.detect(image)
@@ -694,8 +691,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         folder = work / "classifier-data"
         if not (args.resume and folder.exists()) or args.rebuild_data:
-            detector = crop_detector(args.crop_detector) if args.crop_detector else None
-            not_a_tile = faces_down_on_no_label(args.crop_detector) if args.not_a_tile else None
+            # one recogniser, loaded once, cuts the crops and finds the boxes on no tile
+            reader = load_recognizer(args.crop_detector) if args.crop_detector else None
+            detector = crop_detector(reader) if reader else None
+            not_a_tile = faces_down_on_no_label(reader) if args.not_a_tile else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
