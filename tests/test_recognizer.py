@@ -446,6 +446,33 @@ def test_a_box_read_as_no_tile_is_dropped_and_never_offered_as_a_reading():
     assert found[0].face_confidence == pytest.approx(0.7)
 
 
+class _ContrastClassifier:
+    """Sure of a crop with a bright tile on it (1m at 0.9), unsure of a grey one (1m at 0.4)."""
+
+    names = ["1m", "2m", "3m"]
+
+    def probabilities(self, batch: np.ndarray) -> np.ndarray:
+        sure = batch.reshape(len(batch), -1).max(axis=1) > 200
+        return np.array([[0.9, 0.05, 0.05] if s else [0.4, 0.3, 0.3] for s in sure], np.float32)
+
+
+def test_a_box_neither_the_detector_nor_the_classifiers_believe_in_is_dropped():
+    from vision.recognizer import UNSURE_BOX, TwoStageRecognizer
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    classifier = _ContrastClassifier()
+    reader.classifiers, reader.class_names, reader.rotations, reader.crop_size = \
+        [classifier], classifier.names, 4, 32
+    image = np.full((100, 300, 3), 90, np.uint8)
+    image[20:60, 20:50] = 255  # a clear tile; the other boxes lie on grey
+    boxes = np.array([[20, 20, 50, 60], [120, 20, 150, 60], [220, 20, 250, 60]], np.float32)
+    weak, strong = UNSURE_BOX[0] - 0.05, UNSURE_BOX[0] + 0.05
+    # a clear face with a weak box stays; a grey face stays only with a strong box
+    reader.boxes = lambda _: (boxes, np.array([weak, weak, strong], np.float32))
+    assert [d.box[0] for d in reader.detect(image)] == [20.0, 220.0]
+    reader.unsure_box = None  # the gate can be turned off
+    assert len(reader.detect(image)) == 3
+
+
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
     from vision.recognizer import tiles_lie
     standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]
