@@ -1,0 +1,46 @@
+"""The benchmark scripts' own arithmetic (they are run by hand, not in CI)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _record(image: str, source: str, labelled: int, detected: int, correct: int) -> dict:
+    return {"image": image, "source": source, "labelled": labelled, "detected": detected,
+            "correct": correct, "exact": labelled == detected == correct}
+
+
+def test_eval_figures_split_by_photo_name_add_up():
+    group = _load("eval_by_group")
+    records = [_record("IMG_2745.jpg", "cm/tray", 10, 12, 8), _record("IMG_2023.jpg", "cm/tray", 20, 20, 20),
+               _record("IMG_2750.jpg", "cm/tray", 10, 10, 10), _record("hand_1.jpg", "cm/hand-rows", 14, 14, 14)]
+    figures = group.group_figures(records, r"^IMG_27", "new set")
+    new, rest, tray = figures["cm/tray: new set"], figures["cm/tray: the rest"], figures["cm/tray"]
+    assert (new["images"], new["labelled"], new["correct"], new["exact"]) == (2, 20, 18, 1)
+    assert new["recall"] == pytest.approx(0.9) and new["precision"] == pytest.approx(18 / 22)
+    assert rest["recall"] == 1.0 and tray["labelled"] == new["labelled"] + rest["labelled"]
+    # a source with no matching photo is not split
+    assert "cm/hand-rows: the rest" not in figures and figures["cm/hand-rows"]["images"] == 1
+
+
+def test_eval_by_group_says_what_it_cannot_read(tmp_path: Path, capsys):
+    group = _load("eval_by_group")
+    assert group.main([str(tmp_path / "missing.json"), "--pattern", "x"]) == 2
+    report = tmp_path / "eval.json"
+    report.write_text(json.dumps({"ours": {"images": [_record("IMG_2745.jpg", "cm/tray", 4, 4, 4)]}}))
+    assert group.main([str(report), "--pattern", "(unclosed"]) == 2
+    assert "cannot use" in capsys.readouterr().err
+    assert group.main([str(report), "--pattern", "^IMG"]) == 0
+    assert "cm/tray" in capsys.readouterr().out
