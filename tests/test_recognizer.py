@@ -329,7 +329,7 @@ def test_a_stretched_photo_is_looked_at_again_scaled_back():
     from vision.recognizer import TwoStageRecognizer
     looked_at = []
 
-    def look(image: np.ndarray):
+    def look(image: np.ndarray, size: int | None = None):
         looked_at.append(image.shape[:2])
         height, width = image.shape[:2]
         # tiles a tenth of the width and as tall as the photo, as in a row stretched to a square
@@ -337,7 +337,7 @@ def test_a_stretched_photo_is_looked_at_again_scaled_back():
         return boxes, np.full(len(boxes), 0.9, np.float32)
 
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
-    reader._look, reader.turned_look = look, True
+    reader._look, reader.turned_look, reader.imgsz = look, True, 416
     boxes, confidences = reader.boxes(np.zeros((640, 640, 3), np.uint8))
     assert looked_at[0] == (640, 640)
     assert looked_at[1] == (85, 640)  # height squeezed until the 64 px wide boxes stand 4:3
@@ -354,7 +354,7 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     looked_at = []
     lying = np.array([[100, 20, 140, 50]], np.float32)
 
-    def look(image: np.ndarray):
+    def look(image: np.ndarray, size: int | None = None):
         looked_at.append(image.shape[:2])
         if image.shape[:2] == (100, 200):  # as given: one tile, lying, at x 100-140
             return first, np.array([0.9], np.float32)
@@ -363,7 +363,7 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
                 np.array([0.95, 0.6], np.float32))
 
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
-    reader._look, reader.turned_look = look, True
+    reader._look, reader.turned_look, reader.imgsz = look, True, 416
     first = lying
     boxes, confidences = reader.boxes(np.zeros((100, 200, 3), np.uint8))
     assert looked_at == [(100, 200), (200, 100)]
@@ -379,6 +379,42 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     looked_at.clear()
     first, reader.turned_look = lying, False
     assert len(reader.boxes(np.zeros((100, 200, 3), np.uint8))[0]) == 1 and len(looked_at) == 1
+
+
+def test_small_tiles_are_looked_at_again_closer():
+    """Where the first look's tiles are small (a camera over a whole table) or it finds
+    none, the detector looks again at CLOSE_LOOK_SIZE and that look's boxes are kept."""
+    from vision.recognizer import CLOSE_LOOK_SIZE, SMALL_TILE, TwoStageRecognizer, small_tiles
+    looked_at = []
+    small = np.array([[100, 100, 120, 126], [130, 100, 150, 126]], np.float32)  # 20 px in 1280: 10 px
+    closer = np.array([[100, 100, 120, 126], [130, 100, 150, 126], [160, 100, 180, 126]], np.float32)
+
+    def look(image: np.ndarray, size: int | None = None):
+        looked_at.append(size)
+        if size == CLOSE_LOOK_SIZE:
+            return closer, np.full(len(closer), 0.8, np.float32)
+        return first, np.full(len(first), 0.8, np.float32)
+
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    reader._look, reader.turned_look, reader.imgsz = look, False, 416
+    photo = np.zeros((960, 1280, 3), np.uint8)
+    first = small
+    boxes, confidences = reader.boxes(photo)
+    assert looked_at == [None, CLOSE_LOOK_SIZE] and len(boxes) == len(confidences) == 3
+    looked_at.clear()
+    first = np.zeros((0, 4), np.float32)  # nothing found: closer too
+    assert len(reader.boxes(photo)[0]) == 3 and looked_at == [None, CLOSE_LOOK_SIZE]
+    looked_at.clear()
+    first = small * 4  # 80 px in 1280: 40 px in 640, a hand photographed close: one look
+    assert len(reader.boxes(photo)[0]) == 2 and looked_at == [None]
+    looked_at.clear()
+    reader.imgsz = CLOSE_LOOK_SIZE  # a detector that already looks at 640 px: no second look
+    first = small
+    assert len(reader.boxes(photo)[0]) == 2 and looked_at == [None]
+    # the threshold is on the median short side, in the photo scaled to 640 px
+    side = SMALL_TILE * 2  # in a 1280 px photo
+    assert small_tiles(np.array([[0, 0, side - 2, 100]], np.float32), 1280, 960)
+    assert not small_tiles(np.array([[0, 0, side + 2, 100]], np.float32), 1280, 960)
 
 
 class _FakeClassifier:
