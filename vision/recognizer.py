@@ -278,6 +278,8 @@ class CropClassifier:
 class TwoStageRecognizer:
     """Reads tiles from a BGR image (implements vision.detections.Recognizer)."""
 
+    # (detector, face) confidences under which a box is dropped; a class default too, for
+    # readers built around faked stages
     unsure_box: tuple[float, float] | None = UNSURE_BOX
 
     def __init__(self, detector_path: Path, classifier_paths: Path | Sequence[Path], imgsz: int | None = None,
@@ -296,7 +298,7 @@ class TwoStageRecognizer:
         self.conf, self.iou = conf, iou
         self.rotations = rotations  # test-time views per crop (1: no averaging)
         self.turned_look = turned_look  # the detector looks at the photo turned a quarter too
-        self.unsure_box = unsure_box  # (detector, face) confidences under which a box goes
+        self.unsure_box = unsure_box
         # on a CPU the ONNX exports beside the weights run 2-3 times faster (onnxruntime);
         # on a GPU, PyTorch
         use_onnx = onnx and self.device == "cpu"
