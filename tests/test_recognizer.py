@@ -748,6 +748,25 @@ def test_a_classifier_grows_a_class_keeping_what_it_learnt(tmp_path: Path):
         with_new_class(weights, "aaa", tmp_path / "bad.pt")  # would not come last
 
 
+def test_boxes_on_no_tile_are_those_read_face_down_or_no_tile_where_nothing_is_labelled():
+    """The examples of NOT_A_TILE: boxes read `back`, or already read as no tile by a reader
+    that knows the class (it drops them, so they are taken before it does), on no label."""
+    from vision.recognizer import TwoStageRecognizer
+    from vision.train import faces_down_on_no_label
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    reader.class_names = ["1m", "back", "none"]
+    found = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10], [60, 0, 70, 10]], np.float32)
+    probabilities = np.array([[0.1, 0.8, 0.1],    # back, on no label: kept
+                              [0.1, 0.2, 0.7],    # no tile, on no label: kept
+                              [0.1, 0.8, 0.1],    # back, but labelled: a label says what it is
+                              [0.9, 0.05, 0.05]],  # a tile nobody labelled: not an example
+                             np.float32)
+    reader.readings = lambda image: (found, np.full(4, 0.9, np.float32), probabilities)
+    labels = [(40.0, 0.0, 50.0, 10.0)]
+    boxes = faces_down_on_no_label(reader)(np.zeros((10, 80, 3), np.uint8), labels)
+    assert boxes == [(0.0, 0.0, 10.0, 10.0), (20.0, 0.0, 30.0, 10.0)]
+
+
 def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsys):
     import argparse
     from vision.train import configure_parser, run

@@ -383,12 +383,17 @@ class TwoStageRecognizer:
                          for classifier, turns in zip(self.classifiers, views) if turns]
         return np.concatenate(probabilities).reshape(-1, len(crops), len(self.class_names)).mean(0)
 
-    def detect(self, image: np.ndarray) -> list[TileDetection]:
+    def readings(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every box the detector finds (N x 4), its confidence (N) and its crop's class
+        probabilities (N x classes, `NOT_A_TILE` included), nothing dropped yet."""
         if image is None or image.ndim != 3 or image.shape[2] != 3:
             raise ValueError("detect() needs a BGR colour image (height x width x 3)")
         boxes, box_conf = self.boxes(image)
         crops = [square_crop(image, tuple(box), CROP_MARGIN, self.crop_size) for box in boxes]
-        probabilities = self.classify(crops)
+        return boxes, box_conf, self.classify(crops)
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        boxes, box_conf, probabilities = self.readings(image)
         detections = []
         for box, det_conf, probs in zip(boxes, box_conf, probabilities):
             order = [int(k) for k in np.argsort(probs)[::-1]]
