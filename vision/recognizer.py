@@ -387,7 +387,7 @@ class TwoStageRecognizer:
         """Every box the detector finds (N x 4), its confidence (N) and its crop's class
         probabilities (N x classes, `NOT_A_TILE` included), nothing dropped yet."""
         if image is None or image.ndim != 3 or image.shape[2] != 3:
-            raise ValueError("detect() needs a BGR colour image (height x width x 3)")
+            raise ValueError("the recogniser reads a BGR colour image (height x width x 3)")
         boxes, box_conf = self.boxes(image)
         crops = [square_crop(image, tuple(box), CROP_MARGIN, self.crop_size) for box in boxes]
         return boxes, box_conf, self.classify(crops)
