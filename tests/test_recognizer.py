@@ -767,6 +767,28 @@ def test_boxes_on_no_tile_are_those_read_face_down_or_no_tile_where_nothing_is_l
     assert boxes == [(0.0, 0.0, 10.0, 10.0), (20.0, 0.0, 30.0, 10.0)]
 
 
+def test_crops_and_boxes_on_no_tile_share_one_look_at_each_photo():
+    from vision.recognizer import TwoStageRecognizer
+    from vision.train import crop_detector, faces_down_on_no_label, once_per_photo
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    reader.class_names = ["1m", "back", "none"]
+    looked = []
+    found = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], np.float32)
+    probabilities = np.array([[0.9, 0.05, 0.05], [0.1, 0.2, 0.7]], np.float32)
+
+    def readings(image):
+        looked.append(image)
+        return found, np.full(2, 0.9, np.float32), probabilities
+    reader.readings = readings
+    shared = once_per_photo(reader)
+    detector, not_a_tile = crop_detector(reader, shared), faces_down_on_no_label(reader, shared)
+    first, second = np.zeros((10, 40, 3), np.uint8), np.zeros((10, 40, 3), np.uint8)
+    for photo in (first, second):
+        assert detector(photo).tolist() == found.tolist()
+        assert not_a_tile(photo, []) == [(20.0, 0.0, 30.0, 10.0)]
+    assert len(looked) == 2 and looked[0] is first and looked[1] is second  # one look a photo
+
+
 def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsys):
     import argparse
     from vision.train import configure_parser, run

@@ -115,12 +115,31 @@ def inflated_rows(rows: list[tuple[int, float, float, float, float]], width: int
 Box = tuple[float, float, float, float]
 
 
-def crop_detector(reader: TwoStageRecognizer) -> Callable[[np.ndarray], np.ndarray]:
-    """The tile boxes (N x 4 pixels) that `reader` (a loaded recogniser) finds in a photo."""
+Readings = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def once_per_photo(reader: TwoStageRecognizer) -> Readings:
+    """`reader.readings`, kept for the last photo it was asked about: the boxes the crops are
+    cut at and the boxes on no tile come from one look at each photo, not two."""
+    last: list = [None, None]  # the photo (held, so no other array takes its place) and its readings
+
+    def readings(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if last[0] is not image:
+            last[:] = [image, reader.readings(image)]
+        return last[1]
+    return readings
+
+
+def crop_detector(reader: TwoStageRecognizer, readings: Readings | None = None) -> Callable[[np.ndarray], np.ndarray]:
+    """The tile boxes (N x 4 pixels) that `reader` (a loaded recogniser) finds in a photo;
+    from `readings` where the crops' readings are wanted too (``once_per_photo``)."""
+    if readings is not None:
+        return lambda image: readings(image)[0]
     return lambda image: reader.boxes(image)[0]
 
 
-def faces_down_on_no_label(reader: TwoStageRecognizer) -> Callable[[np.ndarray, list[Box]], list[Box]]:
+def faces_down_on_no_label(reader: TwoStageRecognizer,
+                           readings: Readings | None = None) -> Callable[[np.ndarray, list[Box]], list[Box]]:
     """The boxes `reader` (a loaded recogniser) reads as a face-down tile (`back`), or as no
     tile (`NOT_A_TILE`, which it drops), where a real photo has no label (IoU < 0.3 with each
     of `labels`, pixel boxes).  The real sets hold no face-down tile (checked by eye: the 48
@@ -128,12 +147,13 @@ def faces_down_on_no_label(reader: TwoStageRecognizer) -> Callable[[np.ndarray, 
     training photos dice and felt), so each is a box on no tile: the classifier's examples
     of `NOT_A_TILE`.  Counting the boxes already read as no tile keeps them when a reader
     that learnt the class cuts the crops (`back` alone: 66 boxes with step 11's classifiers,
-    30 with step 12's)."""
+    30 with step 12's).  `readings`: `reader.readings` unless given (``once_per_photo``)."""
     from vision.evaluate import NEAR_IOU, iou
     on_no_tile = {reader.class_names.index(name) for name in (BACK, NOT_A_TILE) if name in reader.class_names}
+    read = readings or reader.readings
 
     def boxes(image: np.ndarray, labels: list[Box]) -> list[Box]:
-        found, _, probabilities = reader.readings(image)
+        found, _, probabilities = read(image)
         return [tuple(float(v) for v in box) for box, probs in zip(found, probabilities)
                 if int(np.argmax(probs)) in on_no_tile and all(iou(tuple(box), label) < NEAR_IOU for label in labels)]
     return boxes
@@ -696,10 +716,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         folder = work / "classifier-data"
         if not (args.resume and folder.exists()) or args.rebuild_data:
-            # one recogniser, loaded once, cuts the crops and finds the boxes on no tile
+            # one recogniser, loaded once, cuts the crops and finds the boxes on no tile, from
+            # one look at each photo
             reader = load_recognizer(args.crop_detector) if args.crop_detector else None
-            detector = crop_detector(reader) if reader else None
-            not_a_tile = faces_down_on_no_label(reader) if args.not_a_tile else None
+            readings = once_per_photo(reader) if reader and args.not_a_tile else None
+            detector = crop_detector(reader, readings) if reader else None
+            not_a_tile = faces_down_on_no_label(reader, readings) if args.not_a_tile else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
