@@ -1094,3 +1094,87 @@ def test_eval_counts_the_hands_of_rotated_copies_too(tmp_path: Path):
     scores, _, _ = evaluate(_FixedReader([tight]), [item], progress=False)
     rotated = scores["chinese-mixed/hand-rows" + ROTATED]
     assert (rotated.images, rotated.hands, rotated.hands_exact) == (1, 1, 1)
+
+
+# ------------------------------------------------------------------ photos outside train/
+
+def _valid_photo(data: Path, name: str, label: str = "4 0.5 0.5 0.2 0.3\n") -> str:
+    """A labelled photo in chinese-mixed/valid (a 5m at the centre); its path relative to `data`."""
+    import cv2
+    images = data / "real" / "chinese-mixed" / "valid" / "images"
+    (images.parent / "labels").mkdir(parents=True, exist_ok=True)
+    images.mkdir(parents=True, exist_ok=True)
+    photo = np.full((200, 200, 3), 90, np.uint8)
+    photo[70:130, 80:120] = 240
+    photo[10:40, 10:40] = 20  # a dark thing of a tile's size nobody labelled (a die)
+    cv2.imwrite(str(images / name), photo)
+    (images.parent / "labels" / (Path(name).stem + ".txt")).write_text(label)
+    return f"real/chinese-mixed/valid/images/{name}"
+
+
+def test_a_photo_list_names_photos_with_labels_and_refuses_a_missing_one(tmp_path: Path):
+    from vision.train import read_photo_list
+    relative = _valid_photo(tmp_path, "IMG_2742_JPG.rf.x.jpg")
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"# the new set\n\n{relative}  # first half\n")
+    assert read_photo_list(listing, tmp_path) == [tmp_path / relative]
+    listing.write_text(f"{relative}\nreal/chinese-mixed/valid/images/IMG_9999.jpg\n")
+    with pytest.raises(FileNotFoundError, match=r"list.txt:2: no photo with labels"):
+        read_photo_list(listing, tmp_path)
+
+
+def test_listed_photos_outside_train_are_all_training_crops_their_unlabelled_boxes_no_tile(tmp_path: Path):
+    import cv2
+    from vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    # a name the development split would take: listed, it is a training photo all the same
+    name = next(f"IMG_{n}_JPG.rf.x.jpg" for n in range(2700, 2900) if is_dev_photo(f"IMG_{n}_JPG.rf.x.jpg"))
+    photo = data / _valid_photo(data, name)
+
+    def detector(image: np.ndarray) -> np.ndarray:
+        # the labelled tile, and the die where the listed photo has no label
+        found = [(80, 70, 120, 130)] + ([(10, 10, 40, 40)] if (image == 20).all(axis=2).any() else [])
+        return np.array(found, np.float32)
+
+    def read_face_down(image: np.ndarray, labels: list) -> list:
+        return []  # the reader reads nothing face down: only a listed photo's own rule finds the die
+
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, detector=detector,
+                                   real_copies=2, not_a_tile=read_face_down, also_train=[photo])
+    fives = list((root / "train" / "5m").glob("real*.png"))
+    assert len(fives) == 2 * ALSO_TRAIN_WEIGHT  # weighed more than the photos of train/
+    assert not list((root / "val" / "5m").glob("*.png"))
+    none = sorted((root / "train" / "none").glob("*.png"))
+    assert len(none) == 4 and all((cv2.imread(str(p)) < 60).mean() > 0.5 for p in none)  # the die, four turns
+    # without the list the valid/ photo is no part of training
+    plain = prepare_classifier_data(data, tmp_path / "plain", art_copies=0, size=32, detector=detector,
+                                    not_a_tile=read_face_down)
+    assert not list((plain / "train" / "5m").glob("real*.png"))
+
+
+def test_the_evaluation_leaves_out_the_photos_the_model_trained_on(tmp_path: Path, capsys, monkeypatch):
+    import argparse
+    from vision import evaluate as evaluation
+    from vision import recognizer
+    from vision.recognizer import ALSO_TRAINED_FILE, also_trained_on
+    seen = _valid_photo(tmp_path, "IMG_2742_JPG.rf.x.jpg")
+    unseen = _valid_photo(tmp_path, "IMG_2761_JPG.rf.y.jpg")
+    model = tmp_path / "model"
+    model.mkdir()
+    assert also_trained_on(model) == set()
+    (model / ALSO_TRAINED_FILE).write_text(f"# trained on\n{Path(seen).name}\n")
+    assert also_trained_on(model) == {Path(seen).name}
+    measured: list[list[str]] = []
+
+    def evaluate(reader, items, **kwargs):
+        measured.append([image.name for _, image, _ in items])
+        return {}, Counter(), []
+    monkeypatch.setattr(recognizer, "load_recognizer", lambda path=None: _BrightPatchReader())
+    monkeypatch.setattr(evaluation, "evaluate", evaluate)
+    monkeypatch.setattr(evaluation, "format_table", lambda *a: "")
+    monkeypatch.setattr(evaluation, "format_errors", lambda *a: "")
+    args = argparse.Namespace(data=[str(tmp_path / "real")], model=str(model), dev=False, peer=False, limit=0,
+                              out=str(tmp_path / "out"), conf=None, iou=None, turned=False)
+    assert evaluation.run(args) == 0
+    assert measured == [[Path(unseen).name]]
+    assert "1 photos left out: the model trained on them" in capsys.readouterr().out

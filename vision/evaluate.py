@@ -577,11 +577,18 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.recognizer import load_recognizer
+    from vision.recognizer import ALSO_TRAINED_FILE, also_trained_on, load_recognizer
     items = []
     for folder in args.data:
         found = labelled_images(Path(folder), dev_only=args.dev)
         items += found[: args.limit] if args.limit else found
+    # photos the weights were trained on (`train --also-train`) would flatter the figures
+    trained_on = also_trained_on(args.model)
+    kept = [item for item in items if item[1].name not in trained_on]
+    if len(kept) < len(items):
+        print(f"eval: {len(items) - len(kept)} photos left out: the model trained on them "
+              f"(its {ALSO_TRAINED_FILE})")
+    items = kept
     if not items:
         print("eval: no labelled images found")
         return 1

@@ -29,6 +29,10 @@ CLASSIFIER_FILE = "tile_classifier.pt"
 # optional: a second classifier, trained on for longer with more synthetic hands, that reads
 # half of each crop's quarter-turns (two classifiers for the price of one)
 SECOND_CLASSIFIER_FILE = "tile_classifier_2.pt"
+# the photos of the real valid/ folders the weights were trained on (`train --also-train`),
+# one file name per line: the evaluation leaves them out, so its figures stay on photos
+# the model never saw
+ALSO_TRAINED_FILE = "also_trained_on.txt"
 DETECTOR_SIZE = 416    # photo size of the shipped detector; a model says its own in its train args
 CLASSIFIER_SIZE = 96   # crop size of the shipped classifier; a model says its own in its train args
 CROP_MARGIN = 0.08
@@ -446,6 +450,19 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
         onnx.save(graph, str(exported))
         written.append(exported)
     return written
+
+
+def also_trained_on(path: str | Path | None = None) -> set[str]:
+    """The file names of the photos outside train/ that the weights in folder `path`
+    (default models/) were trained on; empty when there is no list."""
+    folder = Path(path) if path else MODELS_DIR
+    if folder.is_file():
+        folder = folder.parent
+    listing = folder / ALSO_TRAINED_FILE
+    if not listing.exists():
+        return set()
+    return {Path(line.strip()).name for line in listing.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")}
 
 
 def load_recognizer(path: str | None = None) -> TwoStageRecognizer:

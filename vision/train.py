@@ -27,7 +27,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +36,8 @@ from datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
 from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
 from vision.detections import turned_boxes
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
-                               SECOND_CLASSIFIER_FILE, TwoStageRecognizer, export_onnx, load_recognizer,
-                               square_crop)
+                               SECOND_CLASSIFIER_FILE, ALSO_TRAINED_FILE, TwoStageRecognizer, also_trained_on,
+                               export_onnx, load_recognizer, square_crop)
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -48,6 +48,9 @@ REAL_SETS = ("chinese-mixed", "riichi-tray")
 # kept out of training as the development split: it picks checkpoints and measures the
 # hand-row source, which the real valid/ folders do not contain.
 DEV_EVERY = 10
+# a tile set with a few listed photos (`--also-train`) against hundreds of the others: each of
+# its crops is written this many times more
+ALSO_TRAIN_WEIGHT = 2
 
 
 def offline_ultralytics() -> None:
@@ -159,6 +162,13 @@ def faces_down_on_no_label(reader: TwoStageRecognizer,
     return boxes
 
 
+def boxes_off_labels(found: np.ndarray, labels: list[Box]) -> list[Box]:
+    """The boxes of `found` (N x 4 pixels) that overlap no box of `labels` (IoU < 0.3)."""
+    from vision.evaluate import NEAR_IOU, iou
+    return [tuple(float(v) for v in box) for box in found
+            if all(iou(tuple(box), label) < NEAR_IOU for label in labels)]
+
+
 def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou: float = 0.3) -> list[Box | None]:
     """For each labelled box, the detector's box on the same tile, or None.  Pairs are
     taken greedily by IoU (>= `min_iou`), each box once.  A classifier trained on crops cut
@@ -181,6 +191,22 @@ def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou:
 
 def label_path_for(image: Path) -> Path:
     return image.parent.parent / "labels" / (image.stem + ".txt")
+
+
+def read_photo_list(listing: Path, data_dir: Path) -> list[Path]:
+    """The photos named in `listing`, one path per line relative to `data_dir` (`#` starts a
+    comment).  A missing photo or label file is an error: a list that silently shrank would
+    train on less than its card says."""
+    photos: list[Path] = []
+    for number, line in enumerate(Path(listing).read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        photo = Path(line) if Path(line).is_absolute() else data_dir / line
+        if not photo.exists() or not label_path_for(photo).exists():
+            raise FileNotFoundError(f"{listing}:{number}: no photo with labels at {photo}")
+        photos.append(photo)
+    return photos
 
 
 def real_images(data_dir: Path, split: str) -> list[Path]:
@@ -384,7 +410,8 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                             size: int = CLASSIFIER_SIZE, detector: Callable[[np.ndarray], np.ndarray] | None = None,
                             real_copies: int = 1, slant: float = 0.0, balance: bool = False,
                             synth_per_class: int = SYNTH_CROPS_PER_CLASS,
-                            not_a_tile: Callable[[np.ndarray, list[Box]], list[Box]] | None = None) -> Path:
+                            not_a_tile: Callable[[np.ndarray, list[Box]], list[Box]] | None = None,
+                            also_train: Sequence[Path] = ()) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -398,7 +425,11 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     (``slanted_crop``): tiles of a hand pushed together lie at a slant in real photos.
     With `not_a_tile` (a function from a real photo and its label boxes to boxes on no tile,
     ``faces_down_on_no_label``), those boxes are cut in all four turns as the class
-    `NOT_A_TILE`, which the recogniser drops."""
+    `NOT_A_TILE`, which the recogniser drops.  `also_train`: photos from outside train/
+    (a tile set train/ lacks), every one a training photo; their labels are complete (trays
+    of one set, checked by eye), so with `not_a_tile` every detector box on no label in
+    them is an example of `NOT_A_TILE` (dice, the table's machinery), not only those read
+    face down."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
@@ -421,17 +452,18 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
         written[split] += 1
 
     # 1. crops of the labelled real boxes (train split; dev photos go to val)
-    sources = [(img, read_yolo_labels(label_path_for(img))) for img in real_images(data_dir, "train")]
+    sources = [(img, read_yolo_labels(label_path_for(img)), False) for img in real_images(data_dir, "train")]
+    sources += [(img, read_yolo_labels(label_path_for(img)), True) for img in also_train]
     rng.shuffle(sources)
     inflated = snapped_count = no_tile_count = 0
     class_copies: dict[int, int] = {}
     if balance:
-        counts: Counter = Counter(row[0] for image_path, rows in sources
-                                  if not is_dev_photo(image_path.name) for row in rows)
+        counts: Counter = Counter(row[0] for image_path, rows, extra in sources
+                                  if extra or not is_dev_photo(image_path.name) for row in rows)
         class_copies = rare_class_copies(counts)
         print("train: real crops of rare classes written more often: " +
               ", ".join(f"{CLASS_NAMES[c]} x{n}" for c, n in sorted(class_copies.items()) if n > 1 and c < NUM_CLASSES))
-    for n, (image_path, rows) in enumerate(sources):
+    for n, (image_path, rows, extra) in enumerate(sources):
         if not rows and not_a_tile is None:
             continue
         image = cv2.imread(str(image_path))
@@ -452,7 +484,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
             # the same photo do). Scattered single tiles have room around them: kept.
             inflated += 1
             continue
-        split = "val" if is_dev_photo(image_path.name) else "train"
+        split = "val" if is_dev_photo(image_path.name) and not extra else "train"
         for k, ((cls, *_), box) in enumerate(zip(rows, boxes)):
             if not 0 <= cls < NUM_CLASSES or box is None:
                 continue
@@ -460,14 +492,21 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 save(square_crop(image, box, CROP_MARGIN, size), split, CLASS_NAMES[cls], f"real{n}_{k}_0")
                 continue
             first_turn = rng.randrange(4)
-            for copy in range(real_copies * class_copies.get(cls, 1)):
+            copies = real_copies * class_copies.get(cls, 1) * (ALSO_TRAIN_WEIGHT if extra else 1)
+            for copy in range(copies):
                 turns = (first_turn + copy) % 4
                 if slant and copy:
                     crop = slanted_crop(image, box, rng.uniform(-slant, slant), rng.uniform(0.0, 0.15), size)
                 else:
                     crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
                 save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{copy}_{turns}")
-        for k, box in enumerate(not_a_tile(image, label_boxes) if not_a_tile else []):
+        if not_a_tile is None:
+            off_labels = []
+        elif extra and detector is not None:
+            off_labels = boxes_off_labels(detector(image), label_boxes)
+        else:
+            off_labels = not_a_tile(image, label_boxes)
+        for k, box in enumerate(off_labels):
             no_tile_count += 1
             for turns in range(1 if split == "val" else 4):  # few examples: each in every turn
                 margin = CROP_MARGIN if split == "val" else rng.uniform(0.0, 0.15)
@@ -684,6 +723,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--second", action="store_true",
                         help="classifier: publish as the second classifier (models/tile_classifier_2.pt), "
                              "which reads half of each crop's quarter-turns")
+    parser.add_argument("--also-train", default=None, metavar="LIST",
+                        help="classifier: also train on the photos listed (paths relative to --data), e.g. "
+                             "a tile set only valid/ holds; published with the weights, and the evaluation "
+                             "leaves those photos out")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
     parser.add_argument("--not-a-tile", action="store_true",
                         help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
@@ -715,6 +758,7 @@ def run(args: argparse.Namespace) -> int:
         target = DETECTOR_FILE
     else:
         folder = work / "classifier-data"
+        also_train = read_photo_list(Path(args.also_train), data_dir) if args.also_train else []
         if not (args.resume and folder.exists()) or args.rebuild_data:
             # one recogniser, loaded once, cuts the crops and finds the boxes on no tile, from
             # one look at each photo
@@ -726,7 +770,8 @@ def run(args: argparse.Namespace) -> int:
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
                                              slant=args.slant, balance=args.balance,
-                                             synth_per_class=args.synth_per_class, not_a_tile=not_a_tile)
+                                             synth_per_class=args.synth_per_class, not_a_tile=not_a_tile,
+                                             also_train=also_train)
         if args.not_a_tile and args.init:
             # the shipped classifier's head grows a row instead of being drawn afresh
             args.init = str(with_new_class(Path(args.init), NOT_A_TILE, work / "init-with-not-a-tile.pt"))
@@ -741,6 +786,13 @@ def run(args: argparse.Namespace) -> int:
         target = SECOND_CLASSIFIER_FILE if args.second else CLASSIFIER_FILE
     if not args.no_publish:
         publish(weights, target)
+        # the list travels with the weights: the evaluation leaves those photos out
+        listed = MODELS_DIR / ALSO_TRAINED_FILE
+        if args.stage == "classifier" and args.also_train:
+            names = sorted({photo.name for photo in also_train} | also_trained_on(MODELS_DIR))
+            listed.write_text(f"# photos outside train/ the classifiers trained on (train --also-train)\n"
+                              + "\n".join(names) + "\n")
+            print(f"train: {len(names)} photos outside train/ listed in {listed}")
     return 0
 
 
