@@ -1123,7 +1123,7 @@ def test_a_photo_list_names_photos_with_labels_and_refuses_a_missing_one(tmp_pat
         read_photo_list(listing, tmp_path)
 
 
-def test_listed_photos_outside_train_are_all_training_crops_their_unlabelled_boxes_no_tile(tmp_path: Path):
+def test_listed_photos_outside_train_are_all_training_crops_weighed_more(tmp_path: Path):
     import cv2
     from vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
@@ -1137,7 +1137,8 @@ def test_listed_photos_outside_train_are_all_training_crops_their_unlabelled_box
         return np.array(found, np.float32)
 
     def read_face_down(image: np.ndarray, labels: list) -> list:
-        return []  # the reader reads nothing face down: only a listed photo's own rule finds the die
+        # the reader reads the die face down in the listed photo, nothing in the others
+        return [(10.0, 10.0, 40.0, 40.0)] if (image == 20).all(axis=2).any() else []
 
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, detector=detector,
                                    real_copies=2, not_a_tile=read_face_down, also_train=[photo])
@@ -1146,6 +1147,7 @@ def test_listed_photos_outside_train_are_all_training_crops_their_unlabelled_box
     assert not list((root / "val" / "5m").glob("*.png"))
     none = sorted((root / "train" / "none").glob("*.png"))
     assert len(none) == 4 and all((cv2.imread(str(p)) < 60).mean() > 0.5 for p in none)  # the die, four turns
+    assert not list((root / "val" / "none").glob("*.png"))
     # without the list the valid/ photo is no part of training
     plain = prepare_classifier_data(data, tmp_path / "plain", art_copies=0, size=32, detector=detector,
                                     not_a_tile=read_face_down)
