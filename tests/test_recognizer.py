@@ -1180,3 +1180,40 @@ def test_the_evaluation_leaves_out_the_photos_the_model_trained_on(tmp_path: Pat
     assert evaluation.run(args) == 0
     assert measured == [[Path(unseen).name]]
     assert "1 photos left out: the model trained on them" in capsys.readouterr().out
+
+
+def test_the_photos_trained_on_are_published_with_the_weights(tmp_path: Path, monkeypatch, capsys):
+    import argparse
+    from vision import train
+    from vision.recognizer import also_trained_on
+    data = tmp_path / "data"
+    relative = _valid_photo(data, "IMG_2742_JPG.rf.x.jpg")
+    listing = tmp_path / "list.txt"
+    listing.write_text(relative + "\n")
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "also_trained_on.txt").write_text("IMG_0001_JPG.rf.z.jpg\n")  # an earlier run's photo
+    given: dict = {}
+
+    def prepare(data_dir, work, **kwargs):
+        given.update(kwargs)
+        return work / "classifier-data"
+    monkeypatch.setattr(train, "MODELS_DIR", models)
+    monkeypatch.setattr(train, "prepare_classifier_data", prepare)
+    monkeypatch.setattr(train, "_train", lambda *a, **k: tmp_path / "weights")
+    monkeypatch.setattr(train, "publish", lambda weights, name: models / name)
+    parser = argparse.ArgumentParser()
+    train.configure_parser(parser)
+    args = parser.parse_args(["--stage", "classifier", "--data", str(data), "--work", str(tmp_path / "work"),
+                              "--also-train", str(listing)])
+    assert train.run(args) == 0
+    assert given["also_train"] == [data / relative]
+    # the eval leaves out this run's photos and the earlier run's alike
+    assert also_trained_on(models) == {"IMG_2742_JPG.rf.x.jpg", "IMG_0001_JPG.rf.z.jpg"}
+    # a list naming a photo that is not there stops the run before any training
+    given.clear()
+    listing.write_text("real/chinese-mixed/valid/images/gone.jpg\n")
+    assert train.run(args) == 2
+    assert "list.txt:1: no photo with labels" in capsys.readouterr().err and not given
+    listing.unlink()
+    assert train.run(args) == 2 and "--also-train" in capsys.readouterr().err

@@ -745,7 +745,11 @@ def run(args: argparse.Namespace) -> int:
         target = DETECTOR_FILE
     else:
         folder = work / "classifier-data"
-        also_train = read_photo_list(Path(args.also_train), data_dir) if args.also_train else []
+        try:
+            also_train = read_photo_list(Path(args.also_train), data_dir) if args.also_train else []
+        except OSError as error:
+            print(f"train: --also-train: {error}", file=sys.stderr)
+            return 2
         if not (args.resume and folder.exists()) or args.rebuild_data:
             # one recogniser, loaded once, cuts the crops and finds the boxes on no tile, from
             # one look at each photo
