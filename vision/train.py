@@ -404,7 +404,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                             real_copies: int = 1, slant: float = 0.0, balance: bool = False,
                             synth_per_class: int = SYNTH_CROPS_PER_CLASS,
                             not_a_tile: Callable[[np.ndarray, list[Box]], list[Box]] | None = None,
-                            also_train: Sequence[Path] = ()) -> Path:
+                            also_train: Sequence[Path] = (), also_weight: int = ALSO_TRAIN_WEIGHT) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -419,7 +419,8 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     With `not_a_tile` (a function from a real photo and its label boxes to boxes on no tile,
     ``faces_down_on_no_label``), those boxes are cut in all four turns as the class
     `NOT_A_TILE`, which the recogniser drops.  `also_train`: photos from outside train/
-    (a tile set train/ lacks), every one a training photo, none held out for development.
+    (a tile set train/ lacks), every one a training photo, none held out for development,
+    each crop written `also_weight` times as often as the others'.
     Their boxes on no tile are found as the others' are: every box the detector puts on no
     label is not a non-tile there either (drawn for the red-table set: 6 of its 17 are
     tiles left unlabelled at the photo's edge or under a shifted label)."""
@@ -485,7 +486,7 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 save(square_crop(image, box, CROP_MARGIN, size), split, CLASS_NAMES[cls], f"real{n}_{k}_0")
                 continue
             first_turn = rng.randrange(4)
-            copies = real_copies * class_copies.get(cls, 1) * (ALSO_TRAIN_WEIGHT if extra else 1)
+            copies = real_copies * class_copies.get(cls, 1) * (also_weight if extra else 1)
             for copy in range(copies):
                 turns = (first_turn + copy) % 4
                 if slant and copy:
@@ -714,6 +715,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="classifier: also train on the photos listed (paths relative to --data), e.g. "
                              "a tile set only valid/ holds; published with the weights, and the evaluation "
                              "leaves those photos out")
+    parser.add_argument("--also-weight", type=int, default=ALSO_TRAIN_WEIGHT, metavar="N",
+                        help="each crop of the --also-train photos is written N times as often as the others'")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
     parser.add_argument("--not-a-tile", action="store_true",
                         help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
@@ -762,7 +765,7 @@ def run(args: argparse.Namespace) -> int:
                                              detector=detector, real_copies=args.real_copies,
                                              slant=args.slant, balance=args.balance,
                                              synth_per_class=args.synth_per_class, not_a_tile=not_a_tile,
-                                             also_train=also_train)
+                                             also_train=also_train, also_weight=args.also_weight)
         if args.not_a_tile and args.init:
             # the shipped classifier's head grows a row instead of being drawn afresh
             args.init = str(with_new_class(Path(args.init), NOT_A_TILE, work / "init-with-not-a-tile.pt"))
