@@ -6,6 +6,11 @@ import argparse
 import importlib
 import sys
 
+# the packages of the `[train]` extra; a command that reaches for one without it installed
+# says so in one sentence
+TRAIN_PACKAGES = {"torch", "torchvision", "ultralytics", "onnx"}
+TRAIN_EXTRA = "pip install 'mahjong-lens[train]'"
+
 # name -> (module, one-line help).  Modules are imported only when their command runs,
 # except for their parser configuration, so `score` never waits for torch to load.
 COMMANDS = {
@@ -54,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args._run(args) or 0)
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in TRAIN_PACKAGES:
+            raise
+        print(f"mahjong-lens: '{args.command}' needs PyTorch and ultralytics, which the plain install "
+              f"leaves out: {TRAIN_EXTRA}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # output piped into `head` and closed early: not an error

@@ -10,10 +10,9 @@ out between the classifiers, and the probabilities averaged.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import warnings
+import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,8 +21,24 @@ import numpy as np
 
 from datasets.classes import CLASS_NAMES, NOT_A_TILE
 from vision.detections import TileDetection, turned_boxes
+from vision.onnx_models import (ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
+                                file_sha256, onnx_session, to_tensor)
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+TRAIN_EXTRA = "pip install 'mahjong-lens[train]'"
+
+
+def _models_dir() -> Path:
+    """Where the shipped weights are: $MAHJONG_LENS_MODELS, else models/ of the source tree
+    (a clone, an editable install), else the copy a plain `pip install .` puts under
+    <prefix>/share/mahjong-lens/models (the ONNX exports only)."""
+    if os.environ.get("MAHJONG_LENS_MODELS"):
+        return Path(os.environ["MAHJONG_LENS_MODELS"])
+    tree = Path(__file__).resolve().parent.parent / "models"
+    installed = Path(sys.prefix) / "share" / "mahjong-lens" / "models"
+    return tree if tree.is_dir() or not installed.is_dir() else installed
+
+
+MODELS_DIR = _models_dir()
 DETECTOR_FILE = "tile_detector.pt"
 CLASSIFIER_FILE = "tile_classifier.pt"
 # optional: a second classifier, trained on for longer with more synthetic hands, that reads
@@ -67,49 +82,42 @@ CLOSE_LOOK_SIZE = 640
 # exactly 12 -> 14 of 60, synthetic scenes 0.465 / 0.766 -> 0.462 / 0.795.  (0.45, 0.5) drops
 # 26 false readings but costs synthetic scenes 0.012 of recall and a development hand its flower
 UNSURE_BOX = (0.4, 0.5)
-# an ONNX export records the checksum of the .pt it was made from, so a stale export
-# (weights retrained, ONNX not re-exported) is never used in their place
-ONNX_SOURCE_KEY = "mahjong_lens_source_sha256"
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def onnx_session(weights: Path):
-    """An onnxruntime session of the ONNX export beside `weights` (same name, .onnx), or
-    None: no export there, onnxruntime not installed, or the export is of other weights."""
-    exported = Path(weights).with_suffix(".onnx")
-    if not exported.exists():
-        return None
-    try:
-        import onnxruntime
-    except ImportError:
-        return None
-    options = onnxruntime.SessionOptions()
-    # no busy-waiting threads after a run: they would take the cores from the next model's
-    # run (two classifiers read in turn took 0.086 s for what one reads in 0.041 s)
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = onnxruntime.InferenceSession(str(exported), options, providers=["CPUExecutionProvider"])
-    if session.get_modelmeta().custom_metadata_map.get(ONNX_SOURCE_KEY) != file_sha256(weights):
-        warnings.warn(f"{exported} was not exported from {Path(weights).name} (re-run `mahjong-lens "
-                      "export`); using the PyTorch weights", stacklevel=2)
-        return None
-    return session
-
-
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
     """The image size a YOLO model was trained at (a detector's photos, a classifier's
     crops): from its ONNX export's metadata (an onnxruntime `session`) or its checkpoint's
     train args (an ultralytics `model` loaded from a .pt); `default` when neither says."""
-    import ast
     if session is not None:
-        size = session.get_modelmeta().custom_metadata_map.get("imgsz")
+        size = export_size(session, 0)
         if size:
-            size = ast.literal_eval(size)
-            return int(max(size) if isinstance(size, (list, tuple)) else size)
+            return size
     size = (getattr(model, "ckpt", None) or {}).get("train_args", {}).get("imgsz")
     return int(size) if size else default
+
+
+def ultralytics_yolo():
+    """ultralytics' YOLO class, for training, exporting and reading with PyTorch; a clear
+    error where the `[train]` extra is not installed."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
+    try:
+        from ultralytics import YOLO
+    except ImportError:
+        raise ModuleNotFoundError(f"this needs PyTorch and ultralytics: {TRAIN_EXTRA}",
+                                  name="ultralytics") from None
+    return YOLO
+
+
+def default_device() -> str:
+    """'cuda:0' where PyTorch is installed and sees a GPU, else 'cpu' (the ONNX exports on
+    onnxruntime).  torch is imported only where an NVIDIA driver is present, so a CPU
+    machine never pays its start-up; $MAHJONG_LENS_DEVICE chooses outright."""
+    chosen = os.environ.get("MAHJONG_LENS_DEVICE")
+    if chosen:
+        return chosen
+    import importlib.util
+    if not Path("/dev/nvidiactl").exists() or importlib.util.find_spec("torch") is None:
+        return "cpu"
+    import torch
+    return "cuda:0" if torch.cuda.is_available() else "cpu"
 
 
 def is_stretched(box: tuple[float, float, float, float]) -> bool:
@@ -245,37 +253,41 @@ def quiet_ultralytics():
 
 
 class CropClassifier:
-    """One YOLO crop classifier: its ONNX export on a CPU where there is a fresh one, else
-    the PyTorch weights."""
+    """One YOLO crop classifier: its ONNX export on a CPU where there is a fresh one (no
+    torch needed), else the PyTorch weights."""
 
     def __init__(self, path: Path, device: str, use_onnx: bool = True) -> None:
-        from ultralytics import YOLO
         self.path, self.device = Path(path), device
         self.session = onnx_session(path) if use_onnx else None
-        model = YOLO(str(path), task="classify")
-        self.model = model.model.float().eval().to(device)
-        self.class_names = [model.names[i] for i in range(len(model.names))]
+        self.model = None
+        if self.session is not None:
+            self.class_names = export_names(self.session)
+            self.crop_size = export_size(self.session, CLASSIFIER_SIZE)
+        else:
+            model = ultralytics_yolo()(str(Path(path).with_suffix(".pt")), task="classify")
+            self.model = model.model.float().eval().to(device)
+            self.class_names = [model.names[i] for i in range(len(model.names))]
+            self.crop_size = trained_size(model, default=CLASSIFIER_SIZE)
         unknown = set(self.class_names) - set(CLASS_NAMES) - {NOT_A_TILE}
         if unknown:
             raise ValueError(f"classifier {path} has unknown classes {sorted(unknown)}")
-        self.crop_size = trained_size(model, default=CLASSIFIER_SIZE)
 
     def probabilities(self, batch: np.ndarray) -> np.ndarray:
         """Class probabilities (N x classes) of a batch of square BGR crops."""
-        import torch
-        batch = batch[..., ::-1]  # BGR -> RGB, as ultralytics trains
-        array = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255
+        array = to_tensor(batch)  # RGB, as ultralytics trains
         if self.session is not None:
             name = self.session.get_inputs()[0].name
             probabilities = self.session.run(None, {name: array})[0].astype(np.float32)
         else:
+            import torch
             with torch.inference_mode():
                 output = self.model(torch.from_numpy(array).to(self.device))
             if isinstance(output, (tuple, list)):
                 output = output[0]
             probabilities = output.float().cpu().numpy()
         if probabilities.min() < 0 or abs(probabilities.sum(1).mean() - 1) > 1e-3:
-            probabilities = torch.softmax(torch.from_numpy(probabilities), 1).numpy()
+            exp = np.exp(probabilities - probabilities.max(axis=1, keepdims=True))  # logits: softmax
+            probabilities = (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
         return probabilities
 
 
@@ -290,10 +302,7 @@ class TwoStageRecognizer:
                  conf: float = 0.35, iou: float = 0.45, device: str | None = None,
                  rotations: int = 4, onnx: bool = True, turned_look: bool = True,
                  unsure_box: tuple[float, float] | None = UNSURE_BOX) -> None:
-        os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
-        import torch
-        from ultralytics import YOLO
-        self.device = device or ("cuda:0" if torch.cuda.is_available() else "cpu")
+        self.device = device or default_device()
         # NMS IoU 0.45, not 0.6: a second, weaker box nearly half over a tile is nearly
         # always a duplicate of it (development hand photos read exactly 20 -> 24 of 43 at
         # 0.5); 0.45 takes the two boxes the detector puts on a called tile lying sideways
@@ -320,11 +329,12 @@ class TwoStageRecognizer:
         self.class_names, self.crop_size = first.class_names, first.crop_size
         self.backend = "+".join(["onnx" if detector_session else "torch"] +
                                 ["onnx" if c.session else "torch" for c in self.classifiers])
-        detector_file = Path(detector_path).with_suffix(".onnx") if detector_session else detector_path
-        self.detector = YOLO(str(detector_file), task="detect")
+        if detector_session is not None:
+            self.detector = OnnxDetector(detector_session, DETECTOR_SIZE)
+        else:
+            self.detector = ultralytics_yolo()(str(Path(detector_path).with_suffix(".pt")), task="detect")
         # photos are read at the size the detector learnt (imgsz: another, to try one)
         self.imgsz = imgsz or trained_size(self.detector, detector_session)
-        del detector_session  # ultralytics opens its own
 
     def boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The detector's tile boxes (N x 4, x1y1x2y2 pixels) and their confidences; on a
@@ -365,6 +375,8 @@ class TwoStageRecognizer:
         return (*added_boxes(boxes, confidences, turned, turned_confidences), None)
 
     def _look(self, image: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        if isinstance(self.detector, OnnxDetector):
+            return self.detector.predict(image, size or self.imgsz, conf=self.conf, iou=self.iou, max_det=300)
         with quiet_ultralytics():
             result = self.detector.predict(image, imgsz=size or self.imgsz, conf=self.conf, iou=self.iou,
                                            device=self.device, verbose=False, max_det=300)[0]
@@ -422,15 +434,19 @@ def classifier_files(folder: Path) -> list[Path]:
     tile_classifier_2.pt where there is one (the first need not exist yet: the caller says
     what is missing)."""
     second = folder / SECOND_CLASSIFIER_FILE
-    return [folder / CLASSIFIER_FILE] + ([second] if second.exists() else [])
+    return [folder / CLASSIFIER_FILE] + ([second] if _weights_exist(second) else [])
+
+
+def _weights_exist(weights: Path) -> bool:
+    """The .pt or its ONNX export (an install may ship only the exports)."""
+    return weights.exists() or weights.with_suffix(".onnx").exists()
 
 
 def export_onnx(folder: Path | None = None) -> list[Path]:
     """Write the ONNX exports of a folder's detector and classifiers beside them (needs the
     `onnx` package), stamped with the checksum of the weights they come from."""
-    os.environ.setdefault("YOLO_OFFLINE", "1")
+    YOLO = ultralytics_yolo()
     import onnx
-    from ultralytics import YOLO
     folder = Path(folder) if folder else MODELS_DIR
     written = []
     models = [(folder / DETECTOR_FILE, "detect")] + [(path, "classify") for path in classifier_files(folder)]
@@ -473,7 +489,7 @@ def load_recognizer(path: str | None = None) -> TwoStageRecognizer:
     if folder.is_file():
         folder = folder.parent
     detector, classifiers = folder / DETECTOR_FILE, classifier_files(folder)
-    missing = [str(p) for p in (detector, classifiers[0]) if not p.exists()]
+    missing = [str(p) for p in (detector, classifiers[0]) if not _weights_exist(p)]
     if missing:
         raise FileNotFoundError(
             f"no tile recogniser weights: {', '.join(missing)} missing "

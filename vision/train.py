@@ -53,6 +53,14 @@ DEV_EVERY = 10
 ALSO_TRAIN_WEIGHT = 2
 
 
+def require_train_extra() -> None:
+    """Fail at once, before any data is generated, where the `[train]` extra is missing."""
+    import importlib.util
+    for package in ("torch", "ultralytics", "onnx"):
+        if importlib.util.find_spec(package) is None:
+            raise ModuleNotFoundError(f"{package} is not installed", name=package)
+
+
 def offline_ultralytics() -> None:
     """Make sure ultralytics never reaches the network (no hub, fonts, AMP check, events)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -726,6 +734,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_train_extra()
     if args.second and args.stage != "classifier":
         print("train: --second is for the classifier stage", file=sys.stderr)
         return 2
@@ -796,11 +805,9 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """``mahjong-lens export``: ONNX beside the weights, which the recogniser then uses on a CPU."""
+    require_train_extra()
     try:
         written = export_onnx(Path(args.model) if args.model else None)
-    except ImportError:
-        print("export: needs the `onnx` package (pip install onnx)", file=sys.stderr)
-        return 2
     except FileNotFoundError as error:
         print(f"export: {error}", file=sys.stderr)
         return 2
