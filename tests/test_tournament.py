@@ -1,0 +1,167 @@
+"""The Rode Draak tournament desk's rules: schedule, slips, payments, standings."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from rules.tournament import (Schedule, Slip, TournamentError, check_slip, make_schedule, running_totals,
+                              slip_from_dict, slip_payments, slip_transfers, standings)
+
+EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hans"]
+
+
+def test_a_schedule_seats_everyone_once_a_round_and_is_the_same_for_the_same_seed():
+    schedule = make_schedule(EIGHT, 4, seed=7)
+    assert len(schedule.rounds) == 4 and schedule.table_count == 2
+    for tables in schedule.rounds:
+        assert sorted(p for table in tables for p in table) == sorted(EIGHT)
+    assert make_schedule(EIGHT, 4, seed=7) == schedule
+    assert make_schedule(EIGHT, 4, seed=8) != schedule
+    assert Schedule.from_dict(schedule.to_dict()) == schedule
+
+
+def test_opponents_are_spread_where_the_numbers_allow():
+    # 16 players, 3 rounds: nobody need meet twice
+    assert make_schedule([f"P{k}" for k in range(16)], 3, seed=1).repeats() == []
+    # 8 players: round 2's tables each take two pairs who met in round 1, at the least
+    repeats = make_schedule(EIGHT, 2, seed=1).repeats()
+    assert len(repeats) == 4 and all(times == 2 for *_, times in repeats)
+
+
+def test_starting_winds_are_spread():
+    schedule = make_schedule([f"P{k}" for k in range(16)], 4, seed=2)
+    most = [Counter(wind for *_, wind in schedule.for_player(p)).most_common(1)[0][1] for p in schedule.players]
+    # four rounds: nobody starts with one wind more than twice
+    assert max(most) <= 2
+
+
+def test_numbers_of_players_that_make_no_tables_of_four_are_refused_with_a_reason():
+    with pytest.raises(TournamentError, match="10 participants do not make tables of four.*add 2 more"):
+        make_schedule([f"P{k}" for k in range(10)], 2)
+    with pytest.raises(TournamentError, match="same name: Anna"):
+        make_schedule(EIGHT[:7] + ["Anna"], 2)
+    with pytest.raises(TournamentError, match="rounds must be 1-20"):
+        make_schedule(EIGHT, 0)
+
+
+def test_the_wind_turns_after_each_hand():
+    schedule = Schedule(tuple("ABCDEFGH"), ((("A", "B", "C", "D"), ("E", "F", "G", "H")),))
+    assert schedule.seats(1, 1, 1) == {"E": "A", "S": "B", "W": "C", "N": "D"}
+    # East becomes North, South becomes East, West South, North West
+    assert schedule.seats(1, 1, 2) == {"N": "A", "E": "B", "S": "C", "W": "D"}
+    assert schedule.seats(1, 1, 4) == {"S": "A", "W": "B", "N": "C", "E": "D"}
+
+
+# A fixed schedule, so that every payment below can be worked out by hand.
+SCHEDULE = Schedule(tuple("ABCDEFGH"), (
+    (("A", "B", "C", "D"), ("E", "F", "G", "H")),
+    (("A", "E", "B", "F"), ("C", "G", "D", "H")),
+    (("A", "F", "C", "H"), ("B", "E", "D", "G")),
+    (("A", "G", "B", "H"), ("C", "E", "D", "F")),
+))
+
+
+def test_payments_of_a_slip_as_the_spec_example():
+    # round 1, table 1, hand 2: B East, C South, D West, A North (the spec's example, South
+    # wins 100, East 40, West 20, North 0)
+    slip = Slip(1, 1, 2, {"B": 40, "C": 100, "D": 20, "A": 0}, mahjong="C")
+    assert slip_payments(SCHEDULE, slip) == {"C": 400, "B": -80, "D": -120, "A": -200}
+    assert sorted(slip_transfers(SCHEDULE, slip)) == sorted(
+        [("B", "C", 200), ("D", "C", 100), ("A", "C", 100), ("D", "B", 40), ("A", "B", 80), ("A", "D", 20)])
+
+
+def test_a_dead_hand_scores_nothing_and_pays():
+    # round 1, table 2, hand 1: E East wins 60; G's hand is dead
+    slip = Slip(1, 2, 1, {"E": 60, "F": 30 * 2, "G": 0, "H": 10 * 2}, mahjong="E", dead=("G",))
+    # E (East) receives 120 from each; F-G: G pays 60; F-H: H pays 40; H-G: G pays 20
+    assert slip_payments(SCHEDULE, slip) == {"E": 360, "F": -120 + 60 + 40, "G": -120 - 60 - 20,
+                                             "H": -120 - 40 + 20}
+
+
+def test_a_whole_tournament_of_eight_players_and_four_rounds():
+    """Every hand of every table: a remise and its replay, a dead hand, East winning, the
+    standings checked against sums worked out by hand for a few players."""
+    slips = []
+    for r in range(1, 5):
+        for t in (1, 2):
+            players = SCHEDULE.table(r, t)
+            for hand in range(1, 5):
+                seats = SCHEDULE.seats(r, t, hand)
+                if (r, t, hand) == (2, 1, 3):
+                    slips.append(Slip(r, t, hand, remise=True))  # replayed below
+                    slips.append(Slip(r, t, hand, {p: 0 for p in players} | {seats["S"]: 40}, mahjong=seats["S"]))
+                    continue
+                winner = seats["E"] if hand == 1 else seats["W"]
+                points = {p: 20 for p in players} | {winner: 100, seats["N"]: 0}
+                slips.append(Slip(r, t, hand, points, mahjong=winner))
+    for k, slip in enumerate(slips):
+        check_slip(SCHEDULE, slip, slips[:k])
+    assert len(slips) == 33
+    for slip in slips:
+        assert sum(slip_payments(SCHEDULE, slip).values()) == 0
+    table = standings(SCHEDULE, slips)
+    assert sum(s.total for s in table) == 0
+    totals = {s.player: s.total for s in table}
+    # Hand 1 (winner East 100, N 0, others 20): East +600; S and W each -200 + (20 from N)
+    # = -180... worked per hand type:
+    #   hand 1: E +600, S -180, W -180, N -200 - 20 - 20 = -240
+    #   hands 2-4 (W wins 100; E 20, S 20, N 0): W +400; E -200 + 40 (N pays E double) = -160;
+    #   S -100 + 20 = -80; N -100 - 40 - 20 = -160
+    #   the replayed hand (S wins 40, rest 0): S +160, E -80, W -40, N -40
+    hand_one = {"E": 600, "S": -180, "W": -180, "N": -240}
+    later = {"E": -160, "S": -80, "W": 400, "N": -160}
+    replay = {"E": -80, "S": 160, "W": -40, "N": -40}
+    expected = {p: 0 for p in SCHEDULE.players}
+    for r in range(1, 5):
+        for t in (1, 2):
+            for hand in range(1, 5):
+                gains = hand_one if hand == 1 else replay if (r, t, hand) == (2, 1, 3) else later
+                for wind, player in SCHEDULE.seats(r, t, hand).items():
+                    expected[player] += gains[wind]
+    assert totals == expected
+    assert [s.rank for s in table] == sorted(s.rank for s in table)
+    assert table[0].total == max(expected.values())
+    assert sum(s.mahjongs for s in table) == 32 and {s.hands for s in table} == {16, 17}
+    # a correction changes everything after it
+    corrected = list(slips)
+    corrected[0] = Slip(1, 1, 1, {"A": 200, "B": 20, "C": 20, "D": 0}, mahjong="A")
+    before, after = running_totals(SCHEDULE, slips), running_totals(SCHEDULE, corrected)
+    assert all(b["A"] + 600 == a["A"] for b, a in zip(before, after))
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 101, "B": 0, "C": 0, "D": 0}, "mahjong": "A"},
+     "101 points cannot be a score"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 5000, "B": 0, "C": 0, "D": 0}, "mahjong": "A"},
+     "5000 points cannot be a score"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 10, "B": 0, "C": 0, "D": 0}, "mahjong": "A"},
+     "Mahjong alone is worth 20"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40, "B": 40, "C": 0, "D": 0}, "mahjong": ["A", "B"]},
+     "two Mahjong makers"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40, "Zoe": 0, "C": 0, "D": 0}, "mahjong": "A"},
+     "Zoe is not a participant"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40, "E": 0, "C": 0, "D": 0}, "mahjong": "A"},
+     "E is not at this table"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40, "B": 0, "C": 0}, "mahjong": "A"},
+     "no points for D"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40, "B": 0, "C": 0, "D": 0}},
+     "who made Mahjong"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40, "B": 8, "C": 0, "D": 0}, "mahjong": "A",
+      "dead": ["B"]}, "a dead hand scores 0"),
+    ({"round": 1, "table": 1, "hand": 1, "points": {"A": 40}, "remise": True}, "a remise has no Mahjong"),
+    ({"round": 5, "table": 1, "hand": 1, "remise": True}, "there is no round 5"),
+    ({"round": 1, "table": 1, "hand": 5, "remise": True}, "a round has hands 1-4"),
+    ({"round": "x", "table": 1, "hand": 1}, "round must be a whole number"),
+])
+def test_bad_slips_are_refused_with_a_reason(data, message):
+    with pytest.raises(TournamentError, match=message):
+        check_slip(SCHEDULE, slip_from_dict(data))
+
+
+def test_a_decided_hand_takes_no_second_slip_but_a_remise_is_replayed():
+    first = Slip(1, 1, 1, {"A": 40, "B": 0, "C": 0, "D": 0}, mahjong="A")
+    with pytest.raises(TournamentError, match="already has a slip with a Mahjong"):
+        check_slip(SCHEDULE, first, [first])
+    remise = Slip(1, 1, 1, remise=True)
+    assert check_slip(SCHEDULE, first, [remise]) == first
