@@ -165,3 +165,20 @@ def test_a_decided_hand_takes_no_second_slip_but_a_remise_is_replayed():
         check_slip(SCHEDULE, first, [first])
     remise = Slip(1, 1, 1, remise=True)
     assert check_slip(SCHEDULE, first, [remise]) == first
+
+
+def test_the_schedule_command_prints_tables_players_and_repeats(capsys, tmp_path):
+    from mahjong_lens.cli import main
+    assert main(["tournament", "schedule", "--players", ",".join(EIGHT), "--rounds", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("table 1:") == 2 and "Round 2" in out and "4 pair(s) meet more than once" in out
+    assert main(["tournament", "schedule", "--count", "16", "--rounds", "3", "--by", "player"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("R3: table") == 16 and "no two players meet twice" in out
+    assert main(["tournament", "schedule", "--count", "10", "--rounds", "2"]) == 2
+    assert "10 participants do not make tables of four" in capsys.readouterr().err
+    names = tmp_path / "names.txt"
+    names.write_text("\n".join(EIGHT) + "\n")
+    assert main(["tournament", "schedule", "--players-file", str(names), "--rounds", "1", "--json"]) == 0
+    import json
+    assert json.loads(capsys.readouterr().out)["players"] == EIGHT
