@@ -17,7 +17,7 @@ COMMANDS = {
     "score": ("mahjong_lens.commands", "score a hand given as JSON (a file, or - for stdin)"),
     "settle": ("mahjong_lens.commands", "score a Rode Draak table of four hands and settle it"),
     "waits": ("mahjong_lens.commands", "list the tiles that complete a hand one tile short"),
-    "tournament": ("mahjong_lens.tournament", "the Rode Draak tournament desk: rotation schedule"),
+    "tournament": ("mahjong_lens.tournament", "the tournament desk: rotation schedule, wall break, seat draw"),
     "synth": ("datasets.synth", "render synthetic photos of hands with YOLO labels"),
     "mix": ("datasets.real", "assemble a training mix of real and synthetic photos"),
     "train": ("vision.train", "train the tile recogniser"),

@@ -2,6 +2,9 @@
 
     mahjong-lens tournament schedule --players-file names.txt --rounds 4 --seed 2026
     mahjong-lens tournament schedule --count 16 --rounds 5 --by player
+    mahjong-lens tournament wall --rules riichi --dice 12        # breaker, dead wall, dora indicator
+    mahjong-lens tournament wall --rules rode-draak --dice 6 9   # East's throw, the breaker's
+    mahjong-lens tournament seats --thrower S --dice 7 6         # WSOM seat draw
 
 Thin: the schedule is rules.tournament's; this parses, prints and sets the exit code.
 """
@@ -11,6 +14,7 @@ import argparse
 import json
 import sys
 
+from rules.table_setup import SetupError, ari_ari_break, rode_draak_break, wsom_seat_draw
 from rules.tournament import WIND_NAMES, TournamentError, make_schedule
 
 
@@ -27,6 +31,39 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     schedule.add_argument("--by", choices=("table", "player"), default="table",
                           help="print per round and table (default) or per player")
     schedule.add_argument("--json", action="store_true", help="the schedule as JSON")
+    wall = sub.add_parser("wall", help="who breaks the wall and where; the dead wall and dora indicator")
+    wall.add_argument("--rules", choices=("rode-draak", "riichi"), default="rode-draak")
+    wall.add_argument("--dice", type=int, nargs="+", required=True, metavar="TOTAL",
+                      help="East's throw (Rode Draak: then the breaker's throw)")
+    seats = sub.add_parser("seats", help="the WSOM seat draw: who throws again, who takes the first wind")
+    seats.add_argument("--thrower", choices=("E", "S", "W", "N"), required=True,
+                       help="the seat of the player who throws first")
+    seats.add_argument("--dice", type=int, nargs=2, required=True, metavar="TOTAL")
+
+
+def _wall(args: argparse.Namespace) -> None:
+    wanted = 2 if args.rules == "rode-draak" else 1
+    if len(args.dice) != wanted:
+        raise SetupError(f"{args.rules} takes {wanted} throw(s) with --dice")
+    if args.rules == "rode-draak":
+        wall = rode_draak_break(*args.dice)
+        print(f"East's {args.dice[0]} points at {WIND_NAMES[wall.breaker]}, who throws {args.dice[1]}: "
+              f"count {sum(args.dice)} stacks from the right of {WIND_NAMES[wall.breaker]}'s wall")
+        print(f"the break: left of the {WIND_NAMES[wall.after.wall]} wall's stack {wall.after.number} "
+              "(take that stack out and lay it right of the opening)")
+        return
+    wall = ari_ari_break(args.dice[0])
+    print(f"{WIND_NAMES[wall.breaker]} breaks the wall after stack {wall.after.number} from its right")
+    print("dead wall: " + ", ".join(f"{s.wall}{s.number}" for s in wall.dead_wall))
+    print(f"dora indicator: the top tile of the {WIND_NAMES[wall.dora_indicator.wall]} wall's stack "
+          f"{wall.dora_indicator.number}")
+
+
+def _seats(args: argparse.Namespace) -> None:
+    draw = wsom_seat_draw(args.thrower, *args.dice)
+    print(f"{WIND_NAMES[draw.second_thrower]} throws again; {WIND_NAMES[draw.first_taker]} takes the first "
+          f"wind tile, from the {draw.from_end} end; then " +
+          ", ".join(WIND_NAMES[w] for w in draw.taking_order[1:]))
 
 
 def _players(args: argparse.Namespace) -> list[str]:
@@ -44,6 +81,13 @@ def _players(args: argparse.Namespace) -> list[str]:
 
 
 def run_tournament(args: argparse.Namespace) -> int:
+    if args.action in ("wall", "seats"):
+        try:
+            (_wall if args.action == "wall" else _seats)(args)
+        except SetupError as error:
+            print(f"mahjong-lens: {error}", file=sys.stderr)
+            return 2
+        return 0
     try:
         schedule = make_schedule(_players(args), args.rounds, args.seed)
     except TournamentError as error:
