@@ -1,0 +1,79 @@
+"""The tournament desk's SQLite records: slips survive a restart, concurrent referees lose
+none, a correction changes the standings, CSV export."""
+from __future__ import annotations
+
+import csv
+import io
+import threading
+
+import pytest
+
+from rules.tournament import TournamentError
+from webui.tournament_store import TournamentStore
+
+EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "=Hans"]
+
+
+def _slip(store, tournament, r, t, hand, winner_wind="E", points=100):
+    seats = store.schedule(tournament).seats(r, t, hand)
+    return {"round": r, "table": t, "hand": hand, "mahjong": seats[winner_wind],
+            "points": {p: 0 for p in seats.values()} | {seats[winner_wind]: points}}
+
+
+def test_slips_survive_a_restart_and_standings_follow_a_correction(tmp_path):
+    path = str(tmp_path / "desk.db")
+    store = TournamentStore(path)
+    tid = store.create("Rode Draak 2026", EIGHT, 2, seed=5)
+    first = store.add_slip(tid, _slip(store, tid, 1, 1, 1))
+    store.add_slip(tid, _slip(store, tid, 1, 2, 1, "S", 40))
+    store = TournamentStore(path)  # the server restarted
+    assert [s.id for s in store.slips(tid)] == [first.id, first.id + 1]
+    seats = store.schedule(tid).seats(1, 1, 1)
+    top = store.standings(tid)[0]
+    assert (top.player, top.total) == (seats["E"], 600)  # East wins 100: 200 from each
+    store.correct_slip(tid, first.id, _slip(store, tid, 1, 1, 1, "E", 200))
+    assert store.standings(tid)[0].total == 1200
+    with pytest.raises(TournamentError, match="already has a slip with a Mahjong"):
+        store.add_slip(tid, _slip(store, tid, 1, 1, 1))
+    with pytest.raises(TournamentError, match="no tournament 99"):
+        store.slips(99)
+
+
+def test_concurrent_referees_lose_no_slip_and_store_no_double(tmp_path):
+    store = TournamentStore(str(tmp_path / "desk.db"))
+    tid = store.create("Club night", EIGHT, 1, seed=2)
+    slips = [_slip(store, tid, 1, t, hand) for t in (1, 2) for hand in range(1, 5)]
+    errors = []
+
+    def enter(data):
+        try:
+            TournamentStore(store.path).add_slip(tid, data)
+        except TournamentError as error:
+            errors.append(str(error))
+
+    # eight slips at once, and the first hand of table 1 entered by a second referee too
+    threads = [threading.Thread(target=enter, args=(data,)) for data in slips + [slips[0]]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(store.slips(tid)) == 8
+    assert len(errors) == 1 and "already has a slip" in errors[0]
+    assert sum(s.total for s in store.standings(tid)) == 0
+
+
+def test_csv_export_of_slips_payments_and_standings(tmp_path):
+    store = TournamentStore(str(tmp_path / "desk.db"))
+    tid = store.create("Export", EIGHT, 1, seed=3)
+    store.add_slip(tid, _slip(store, tid, 1, 1, 1))
+    store.add_slip(tid, {"round": 1, "table": 1, "hand": 2, "remise": True})
+    slips = list(csv.reader(io.StringIO(store.to_csv(tid, "slips"))))
+    assert slips[0][:4] == ["slip", "round", "table", "hand"] and len(slips) == 3
+    assert slips[2][13] == "yes"  # the remise
+    payments = list(csv.DictReader(io.StringIO(store.to_csv(tid, "payments"))))
+    assert len(payments) == 8 and sum(int(row["net"]) for row in payments) == 0
+    standing = list(csv.DictReader(io.StringIO(store.to_csv(tid, "standings"))))
+    assert int(standing[0]["total"]) == 600 and len(standing) == 8
+    assert "'=Hans" in store.to_csv(tid, "standings")  # no formula in a spreadsheet
+    with pytest.raises(TournamentError):
+        store.to_csv(tid, "everything")
