@@ -5,6 +5,11 @@
     mahjong-lens tournament wall --rules riichi --dice 12        # breaker, dead wall, dora indicator
     mahjong-lens tournament wall --rules rode-draak --dice 6 9   # East's throw, the breaker's
     mahjong-lens tournament seats --thrower S --dice 7 6         # WSOM seat draw
+    mahjong-lens tournament new --name "Rode Draak 2026" --players-file names.txt --rounds 4 --seed 1
+    mahjong-lens tournament slip 1 --round 1 --table 2 --hand 1 --points Anna=100,Bart=20,Cor=0,Dirk=40 --mahjong Anna
+    mahjong-lens tournament slip 1 --round 1 --table 2 --hand 2 --remise
+    mahjong-lens tournament slip 1 --correct 3 --round 1 --table 2 --hand 1 --points ... --mahjong Bart
+    mahjong-lens tournament standings 1 [--csv slips|payments|standings]
 
 Thin: the schedule is rules.tournament's; this parses, prints and sets the exit code.
 """
@@ -31,6 +36,30 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     schedule.add_argument("--by", choices=("table", "player"), default="table",
                           help="print per round and table (default) or per player")
     schedule.add_argument("--json", action="store_true", help="the schedule as JSON")
+    database = dict(default=None, help="the desk's SQLite file (default: the referee log's, as `serve`)")
+    new = sub.add_parser("new", help="start a tournament: draw and keep its schedule")
+    new.add_argument("--name", required=True)
+    who = new.add_mutually_exclusive_group(required=True)
+    who.add_argument("--players", help="the participants' names, separated by commas")
+    who.add_argument("--players-file", help="a text file with one participant's name a line")
+    who.add_argument("--count", type=int, help="so many participants, named Player 1, Player 2, ...")
+    new.add_argument("--rounds", type=int, required=True)
+    new.add_argument("--seed", type=int, default=None)
+    new.add_argument("--database", **database)
+    slip = sub.add_parser("slip", help="enter (or --correct) a score slip")
+    slip.add_argument("tournament", type=int)
+    for name in ("--round", "--table", "--hand"):
+        slip.add_argument(name, type=int, required=True)
+    slip.add_argument("--points", default="", metavar="NAME=POINTS,...")
+    slip.add_argument("--mahjong", default=None, metavar="NAME")
+    slip.add_argument("--remise", action="store_true")
+    slip.add_argument("--dead", action="append", default=[], metavar="NAME")
+    slip.add_argument("--correct", type=int, default=None, metavar="SLIP", help="replace this slip")
+    slip.add_argument("--database", **database)
+    table = sub.add_parser("standings", help="the standings (or a CSV export)")
+    table.add_argument("tournament", type=int)
+    table.add_argument("--csv", choices=("slips", "payments", "standings"), default=None)
+    table.add_argument("--database", **database)
     wall = sub.add_parser("wall", help="who breaks the wall and where; the dead wall and dora indicator")
     wall.add_argument("--rules", choices=("rode-draak", "riichi"), default="rode-draak")
     wall.add_argument("--dice", type=int, nargs="+", required=True, metavar="TOTAL",
@@ -66,6 +95,46 @@ def _seats(args: argparse.Namespace) -> None:
           ", ".join(WIND_NAMES[w] for w in draw.taking_order[1:]))
 
 
+def _store(args: argparse.Namespace):
+    from webui.app import default_database
+    from webui.tournament_store import TournamentStore
+    return TournamentStore(args.database or default_database())
+
+
+def _points(text: str) -> dict[str, str]:
+    points = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, equals, value = item.rpartition("=")
+        if not equals or not name.strip():
+            raise TournamentError(f"--points takes NAME=POINTS pairs separated by commas (got {item!r})")
+        points[name.strip()] = value
+    return points
+
+
+def _desk(args: argparse.Namespace) -> None:
+    store = _store(args)
+    if args.action == "new":
+        tournament = store.create(args.name, _players(args), args.rounds, args.seed)
+        print(f"tournament {tournament}: {args.name}")
+        _print_schedule(store.schedule(tournament), by="table")
+    elif args.action == "slip":
+        data = {"round": args.round, "table": args.table, "hand": args.hand, "points": _points(args.points),
+                "mahjong": args.mahjong, "remise": args.remise, "dead": args.dead}
+        stored = (store.correct_slip(args.tournament, args.correct, data) if args.correct
+                  else store.add_slip(args.tournament, data))
+        from rules.tournament import slip_payments
+        net = slip_payments(store.schedule(args.tournament), stored.slip)
+        print(f"slip {stored.id} {'corrected' if args.correct else 'entered'}: " +
+              ", ".join(f"{player} {amount:+d}" for player, amount in net.items()))
+    else:
+        if args.csv:
+            sys.stdout.write(store.to_csv(args.tournament, args.csv))
+            return
+        print(f"{store.name(args.tournament)}: standings after {len(store.slips(args.tournament))} slip(s)")
+        for row in store.standings(args.tournament):
+            print(f"{row.rank:>3}. {row.player:<24} {row.total:>+8d}  ({row.hands} hands, {row.mahjongs} Mahjong)")
+
+
 def _players(args: argparse.Namespace) -> list[str]:
     if args.players is not None:
         return [name for name in args.players.split(",") if name.strip()]
@@ -88,6 +157,13 @@ def run_tournament(args: argparse.Namespace) -> int:
             print(f"mahjong-lens: {error}", file=sys.stderr)
             return 2
         return 0
+    if args.action in ("new", "slip", "standings"):
+        try:
+            _desk(args)
+        except TournamentError as error:
+            print(f"mahjong-lens: {error}", file=sys.stderr)
+            return 2
+        return 0
     try:
         schedule = make_schedule(_players(args), args.rounds, args.seed)
     except TournamentError as error:
@@ -98,7 +174,13 @@ def run_tournament(args: argparse.Namespace) -> int:
         print(json.dumps({**schedule.to_dict(), "repeats": [list(r) for r in repeats]}, indent=2,
                          ensure_ascii=False))
         return 0
-    if args.by == "player":
+    _print_schedule(schedule, args.by)
+    return 0
+
+
+def _print_schedule(schedule, by: str) -> None:
+    repeats = schedule.repeats()
+    if by == "player":
         for player in schedule.players:
             rounds = "  ".join(f"R{r}: table {t} {WIND_NAMES[w]}" for r, t, w in schedule.for_player(player))
             print(f"{player}: {rounds}")
@@ -113,4 +195,3 @@ def run_tournament(args: argparse.Namespace) -> int:
         print(f"{len(repeats)} pair(s) meet more than once: {pairs}")
     else:
         print("no two players meet twice")
-    return 0

@@ -77,3 +77,26 @@ def test_csv_export_of_slips_payments_and_standings(tmp_path):
     assert "'=Hans" in store.to_csv(tid, "standings")  # no formula in a spreadsheet
     with pytest.raises(TournamentError):
         store.to_csv(tid, "everything")
+
+
+def test_the_desk_commands_enter_correct_and_rank(tmp_path, capsys):
+    from mahjong_lens.cli import main
+    db = ["--database", str(tmp_path / "desk.db")]
+    assert main(["tournament", "new", "--name", "Test", "--players", "A,B,C,D,E,F,G,H", "--rounds", "1",
+                 "--seed", "1", *db]) == 0
+    capsys.readouterr()
+    seats = TournamentStore(db[1]).schedule(1).seats(1, 1, 1)
+    east, south, west, north = (seats[w] for w in "ESWN")
+    points = f"{east}=100,{south}=20,{west}=0,{north}=40"
+    assert main(["tournament", "slip", "1", "--round", "1", "--table", "1", "--hand", "1",
+                 "--points", points, "--mahjong", east, *db]) == 0
+    assert f"{east} +600" in capsys.readouterr().out
+    # corrected: South made Mahjong with 20 (the spec's settlement, worked by hand)
+    assert main(["tournament", "slip", "1", "--correct", "1", "--round", "1", "--table", "1", "--hand", "1",
+                 "--points", points, "--mahjong", south, *db]) == 0
+    assert f"{east} +280, {south} +80, {west} -260, {north} -100" in capsys.readouterr().out
+    assert main(["tournament", "slip", "1", "--round", "1", "--table", "1", "--hand", "2",
+                 "--points", points.replace("=100", "=101"), "--mahjong", south, *db]) == 2
+    assert "101 points cannot be a score" in capsys.readouterr().err
+    assert main(["tournament", "standings", "1", *db]) == 0
+    assert f"  1. {east}" in capsys.readouterr().out
