@@ -6,10 +6,11 @@ import argparse
 import importlib
 import sys
 
+from mahjong_lens import TRAIN_EXTRA
+
 # the packages of the `[train]` extra; a command that reaches for one without it installed
 # says so in one sentence
 TRAIN_PACKAGES = {"torch", "torchvision", "ultralytics", "onnx"}
-TRAIN_EXTRA = "pip install 'mahjong-lens[train]'"
 
 # name -> (module, one-line help).  Modules are imported only when their command runs,
 # except for their parser configuration, so `score` never waits for torch to load.

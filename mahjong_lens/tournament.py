@@ -20,31 +20,21 @@ import json
 import sys
 
 from rules.table_setup import SetupError, ari_ari_break, rode_draak_break, wsom_seat_draw
-from rules.tournament import WIND_NAMES, TournamentError, make_schedule
+from rules.tiles import WIND_NAMES
+from rules.tournament import TournamentError, make_schedule, slip_payments
 
 
 def configure_tournament(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     schedule = sub.add_parser("schedule", help="draw a random rotation schedule (rouleerschema)")
-    names = schedule.add_mutually_exclusive_group(required=True)
-    names.add_argument("--players", help="the participants' names, separated by commas")
-    names.add_argument("--players-file", help="a text file with one participant's name a line")
-    names.add_argument("--count", type=int, help="so many participants, named Player 1, Player 2, ...")
-    schedule.add_argument("--rounds", type=int, required=True, help="rounds of four hands")
-    schedule.add_argument("--seed", type=int, default=None,
-                          help="the draw's seed: the same seed gives the same schedule (default: random)")
+    _add_draw_options(schedule)
     schedule.add_argument("--by", choices=("table", "player"), default="table",
                           help="print per round and table (default) or per player")
     schedule.add_argument("--json", action="store_true", help="the schedule as JSON")
     database = dict(default=None, help="the desk's SQLite file (default: the referee log's, as `serve`)")
     new = sub.add_parser("new", help="start a tournament: draw and keep its schedule")
     new.add_argument("--name", required=True)
-    who = new.add_mutually_exclusive_group(required=True)
-    who.add_argument("--players", help="the participants' names, separated by commas")
-    who.add_argument("--players-file", help="a text file with one participant's name a line")
-    who.add_argument("--count", type=int, help="so many participants, named Player 1, Player 2, ...")
-    new.add_argument("--rounds", type=int, required=True)
-    new.add_argument("--seed", type=int, default=None)
+    _add_draw_options(new)
     new.add_argument("--database", **database)
     slip = sub.add_parser("slip", help="enter (or --correct) a score slip")
     slip.add_argument("tournament", type=int)
@@ -68,6 +58,17 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     seats.add_argument("--thrower", choices=("E", "S", "W", "N"), required=True,
                        help="the seat of the player who throws first")
     seats.add_argument("--dice", type=int, nargs=2, required=True, metavar="TOTAL")
+
+
+def _add_draw_options(parser: argparse.ArgumentParser) -> None:
+    """Who plays, how many rounds, the draw's seed: a schedule's and a new tournament's."""
+    names = parser.add_mutually_exclusive_group(required=True)
+    names.add_argument("--players", help="the participants' names, separated by commas")
+    names.add_argument("--players-file", help="a text file with one participant's name a line")
+    names.add_argument("--count", type=int, help="so many participants, named Player 1, Player 2, ...")
+    parser.add_argument("--rounds", type=int, required=True, help="rounds of four hands")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the draw's seed: the same seed gives the same schedule (default: random)")
 
 
 def _wall(args: argparse.Namespace) -> None:
@@ -122,7 +123,6 @@ def _desk(args: argparse.Namespace) -> None:
                 "mahjong": args.mahjong, "remise": args.remise, "dead": args.dead}
         stored = (store.correct_slip(args.tournament, args.correct, data) if args.correct
                   else store.add_slip(args.tournament, data))
-        from rules.tournament import slip_payments
         net = slip_payments(store.schedule(args.tournament), stored.slip)
         print(f"slip {stored.id} {'corrected' if args.correct else 'entered'}: " +
               ", ".join(f"{player} {amount:+d}" for player, amount in net.items()))
@@ -150,32 +150,23 @@ def _players(args: argparse.Namespace) -> list[str]:
 
 
 def run_tournament(args: argparse.Namespace) -> int:
-    if args.action in ("wall", "seats"):
-        try:
-            (_wall if args.action == "wall" else _seats)(args)
-        except SetupError as error:
-            print(f"mahjong-lens: {error}", file=sys.stderr)
-            return 2
-        return 0
-    if args.action in ("new", "slip", "standings"):
-        try:
-            _desk(args)
-        except TournamentError as error:
-            print(f"mahjong-lens: {error}", file=sys.stderr)
-            return 2
-        return 0
+    actions = {"schedule": _schedule, "wall": _wall, "seats": _seats,
+               "new": _desk, "slip": _desk, "standings": _desk}
     try:
-        schedule = make_schedule(_players(args), args.rounds, args.seed)
-    except TournamentError as error:
+        actions[args.action](args)
+    except (TournamentError, SetupError) as error:
         print(f"mahjong-lens: {error}", file=sys.stderr)
         return 2
-    repeats = schedule.repeats()
-    if args.json:
-        print(json.dumps({**schedule.to_dict(), "repeats": [list(r) for r in repeats]}, indent=2,
-                         ensure_ascii=False))
-        return 0
-    _print_schedule(schedule, args.by)
     return 0
+
+
+def _schedule(args: argparse.Namespace) -> None:
+    schedule = make_schedule(_players(args), args.rounds, args.seed)
+    if args.json:
+        print(json.dumps({**schedule.to_dict(), "repeats": [list(r) for r in schedule.repeats()]}, indent=2,
+                         ensure_ascii=False))
+    else:
+        _print_schedule(schedule, args.by)
 
 
 def _print_schedule(schedule, by: str) -> None:

@@ -20,12 +20,12 @@ from typing import Any
 from .decompose import arrangements, hand_waits, is_thirteen_orphans
 from .hand import Hand, HandError, expected_tile_count, hand_from_dict, validate_hand
 from .result import Line, Result, invalid
-from .tiles import GREEN_KINDS, TERMINAL_AND_HONOUR_KINDS, WINDS, kind, kind_tile, tile_name, to_counts
+from .tiles import (GREEN_KINDS, TERMINAL_AND_HONOUR_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name,
+                    to_counts)
 
 RULES = "rode-draak"
 EAST = "E"
 SEATS = WINDS  # E S W N: the seat keys of a table
-_WIND_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
 
 
 # No `from __future__ import annotations` here: registry.make_settings reads these hints
@@ -648,7 +648,7 @@ def settle(scores: dict[str, int], winner: str | None) -> dict[str, int]:
 
 
 def _seat_name(seat: str) -> str:
-    return _WIND_NAMES.get(seat, seat)
+    return WIND_NAMES.get(seat, seat)
 
 
 def _table_hands(data: Any) -> tuple[str, dict[str, Hand]]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 SUITS = "mpsz"
 SUIT_NAMES = {"m": "characters", "p": "dots", "s": "bamboo", "z": "honours", "f": "flowers"}
 WINDS = ("E", "S", "W", "N")
+WIND_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
 WIND_TILES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
 TILE_WINDS = {tile: wind for wind, tile in WIND_TILES.items()}
 DRAGON_TILES = ("5z", "6z", "7z")

@@ -25,7 +25,6 @@ from typing import Any
 from .rode_draak import Settings, transfers
 from .tiles import WINDS
 
-WIND_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
 HANDS_PER_ROUND = 4          # every player East once
 MAX_ROUNDS = 20
 MAX_PLAYERS = 400
@@ -335,9 +334,6 @@ class Standing:
     total: int
     hands: int       # hands played (remises included)
     mahjongs: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def standings(schedule: Schedule, slips: Sequence[Slip]) -> list[Standing]:

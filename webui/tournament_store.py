@@ -14,7 +14,8 @@ import io
 import json
 import os
 import sqlite3
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -73,6 +74,19 @@ class TournamentStore:
         db.row_factory = sqlite3.Row
         return db
 
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken before anything is read: what is checked is what
+        is there when the slip is written."""
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
     # ---------------------------------------------------------------- tournaments
 
     def create(self, name: str, players: list[str], rounds: int, seed: int | None = None) -> int:
@@ -120,41 +134,28 @@ class TournamentStore:
     def add_slip(self, tournament: int, data: Any) -> StoredSlip:
         """Check and store a slip (a Slip, or its JSON/form fields)."""
         slip = data if isinstance(data, Slip) else slip_from_dict(data)
-        with closing(self._connect()) as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                schedule = self._schedule(db, tournament)
-                check_slip(schedule, slip, [s.slip for s in self._stored(db, tournament)])
-                entered = _now()
-                cursor = db.execute("INSERT INTO slips (tournament, slip, entered) VALUES (?, ?, ?)",
-                                    (tournament, json.dumps(slip.to_dict()), entered))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._writing() as db:
+            check_slip(self._schedule(db, tournament), slip, [s.slip for s in self._stored(db, tournament)])
+            entered = _now()
+            cursor = db.execute("INSERT INTO slips (tournament, slip, entered) VALUES (?, ?, ?)",
+                                (tournament, json.dumps(slip.to_dict()), entered))
         return StoredSlip(int(cursor.lastrowid), slip, entered, None)
 
     def correct_slip(self, tournament: int, slip_id: int, data: Any) -> StoredSlip:
         """Replace a slip (its old text is kept); everything after it is recomputed."""
         slip = data if isinstance(data, Slip) else slip_from_dict(data)
-        with closing(self._connect()) as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                row = db.execute("SELECT * FROM slips WHERE id = ? AND tournament = ?",
-                                 (slip_id, tournament)).fetchone()
-                if row is None:
-                    raise TournamentError(f"tournament {tournament} has no slip {slip_id}")
-                others = [s.slip for s in self._stored(db, tournament) if s.id != slip_id]
-                check_slip(self._schedule(db, tournament), slip, others)
-                changed = _now()
-                db.execute("INSERT INTO slip_corrections (slip, before, changed) VALUES (?, ?, ?)",
-                           (slip_id, row["slip"], changed))
-                db.execute("UPDATE slips SET slip = ?, corrected = ? WHERE id = ?",
-                           (json.dumps(slip.to_dict()), changed, slip_id))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._writing() as db:
+            row = db.execute("SELECT * FROM slips WHERE id = ? AND tournament = ?",
+                             (slip_id, tournament)).fetchone()
+            if row is None:
+                raise TournamentError(f"tournament {tournament} has no slip {slip_id}")
+            others = [s.slip for s in self._stored(db, tournament) if s.id != slip_id]
+            check_slip(self._schedule(db, tournament), slip, others)
+            changed = _now()
+            db.execute("INSERT INTO slip_corrections (slip, before, changed) VALUES (?, ?, ?)",
+                       (slip_id, row["slip"], changed))
+            db.execute("UPDATE slips SET slip = ?, corrected = ? WHERE id = ?",
+                       (json.dumps(slip.to_dict()), changed, slip_id))
         return StoredSlip(slip_id, slip, row["entered"], changed)
 
     def slips(self, tournament: int) -> list[StoredSlip]:
