@@ -74,3 +74,42 @@ def table():
 def live():
     """The table camera's stable reading (and the latest one); query fields: the context."""
     return jsonify(assistant().live_status(request.args))
+
+
+# ------------------------------------------------------------------ the tournament desk
+
+@api.get("/tournaments")
+def tournaments():
+    return jsonify(tournaments=assistant().desk.tournaments())
+
+
+@api.post("/tournaments")
+def new_tournament():
+    """{"name", "players": [...], "rounds", "seed"?} -> the tournament with its schedule."""
+    desk = assistant().desk
+    tournament = desk.create(_json_body())
+    return jsonify(desk.overview(tournament)), 201
+
+
+@api.get("/tournaments/<int:tournament>")
+def tournament(tournament: int):
+    """The schedule, every slip with its payments and running totals, the standings."""
+    return jsonify(assistant().desk.overview(tournament))
+
+
+@api.post("/tournaments/<int:tournament>/slips")
+def add_slip(tournament: int):
+    """{"round", "table", "hand", "points": {player: n}, "mahjong": player, "remise", "dead"}
+    -> the slip with each player's net and who pays whom."""
+    return jsonify(assistant().desk.add_slip(tournament, _json_body())), 201
+
+
+@api.put("/tournaments/<int:tournament>/slips/<int:slip_id>")
+def correct_slip(tournament: int, slip_id: int):
+    """The corrected slip (same fields); everything after it is recomputed."""
+    return jsonify(assistant().desk.correct_slip(tournament, slip_id, _json_body()))
+
+
+@api.get("/tournaments/<int:tournament>/standings")
+def standings(tournament: int):
+    return jsonify(assistant().desk.standings(tournament))

@@ -9,8 +9,11 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from rules.tournament import TournamentError
+
 from .security import HostPolicy, cross_site, host_name
 from .service import MAX_UPLOAD_BYTES, ServiceError, TableAssistant, too_large_message
+from .tournament_store import UnknownTournament
 
 EXTENSION = "mahjong_lens"
 
@@ -110,6 +113,10 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def service_error(error: ServiceError):
         return respond(error.message, error.status)
+
+    @app.errorhandler(TournamentError)
+    def tournament_error(error: TournamentError):
+        return respond(str(error), 404 if isinstance(error, UnknownTournament) else 400)
 
     @app.errorhandler(413)
     def too_large(error: HTTPException):

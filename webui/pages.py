@@ -1,10 +1,14 @@
-"""The pages: photo (and correction), live, referee records, Rode Draak table."""
+"""The pages: photo (and correction), live, referee records, Rode Draak table, tournament desk."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template, send_file, stream_with_context
+from flask import (Blueprint, Response, redirect, render_template, request, send_file,
+                   stream_with_context, url_for)
+
+from rules.tournament import TournamentError
 
 from .app import assistant
 from .service import ServiceError
+from .tournament_store import UnknownTournament
 
 pages = Blueprint("pages", __name__)
 
@@ -64,4 +68,91 @@ def referee_photo(name: str):
 
 @pages.get("/table")
 def table():
-    return _page("table.html", active="table")
+    return _page("table.html", active="table", tournaments=_desk().tournaments())
+
+
+# ------------------------------------------------------------------ the tournament desk
+
+def _desk():
+    return assistant().desk
+
+
+@pages.get("/tournament")
+def tournaments():
+    return _page("tournaments.html", active="tournament", tournaments=_desk().tournaments(),
+                 typed={}, error=None)
+
+
+@pages.post("/tournament")
+def new_tournament():
+    try:
+        tournament = _desk().create(request.form)
+    except UnknownTournament:
+        raise
+    except TournamentError as error:  # the form again, as typed, with the reason
+        return _page("tournaments.html", active="tournament", tournaments=_desk().tournaments(),
+                     typed=request.form, error=str(error)), 400
+    return redirect(url_for("pages.tournament", tournament=tournament), 303)
+
+
+@pages.get("/tournament/<int:tournament>")
+def tournament(tournament: int):
+    return _page("tournament.html", active="tournament", t=_desk().overview(tournament))
+
+
+@pages.route("/tournament/<int:tournament>/slip", methods=["GET", "POST"])
+@pages.route("/tournament/<int:tournament>/slip/<int:slip_id>", methods=["GET", "POST"])
+def slip(tournament: int, slip_id: int | None = None):
+    """A slip of one hand: GET the form (round/table/hand in the query, or the next hand;
+    E/S/W/N, mahjong and dead prefill it), POST enters it, or corrects slip `slip_id`."""
+    desk = _desk()
+    if request.method == "POST":
+        try:
+            data = desk.slip_from_form(tournament, request.form)
+            stored = (desk.correct_slip(tournament, slip_id, data) if slip_id is not None
+                      else desk.add_slip(tournament, data))
+        except UnknownTournament:
+            raise
+        except TournamentError as error:
+            form = desk.slip_form(tournament, request.form, correcting=slip_id, typed=True)
+            return _slip_page(tournament, form, str(error)), 400
+        if slip_id is not None:
+            return redirect(url_for("pages.tournament", tournament=tournament, corrected=stored["id"],
+                                    _anchor=f"slip-{stored['id']}"), 303)
+        return redirect(url_for("pages.slip", tournament=tournament, entered=stored["id"]), 303)
+    entered = request.args.get("entered", type=int)
+    form = desk.slip_form(tournament, request.args, entered=entered, correcting=slip_id)
+    return _slip_page(tournament, form, None)
+
+
+def _slip_page(tournament: int, form: dict, error: str | None):
+    return _page("slip.html", active="tournament", form=form, error=error,
+                 t={"id": tournament, "name": _desk().store.name(tournament)})
+
+
+@pages.get("/tournament/from-table")
+def slip_from_table():
+    """The table page's settled hands onto a slip: on to that tournament's slip form."""
+    tournament = request.args.get("tournament", type=int)
+    if tournament is None:
+        raise ServiceError("choose the tournament the slip belongs to")
+    query = {key: value for key, value in request.args.items(multi=True) if key != "tournament"}
+    return redirect(url_for("pages.slip", tournament=tournament, **query), 303)
+
+
+@pages.get("/tournament/<int:tournament>/standings")
+def standings(tournament: int):
+    refresh = request.args.get("refresh", type=int)
+    refresh = min(max(refresh, 10), 600) if refresh else None
+    return _page("standings.html", active="tournament", s=_desk().standings(tournament), refresh=refresh)
+
+
+@pages.get("/tournament/<int:tournament>/schedule")
+def schedule(tournament: int):
+    return _page("schedule.html", active="tournament", t=_desk().overview(tournament))
+
+
+@pages.get("/tournament/<int:tournament>/<any(slips, payments, standings):what>.csv")
+def tournament_csv(tournament: int, what: str):
+    return Response(_desk().csv(tournament, what), mimetype="text/csv", headers={
+        "Content-Disposition": f"attachment; filename=tournament-{tournament}-{what}.csv"})

@@ -23,7 +23,9 @@ from rules.hand import SITUATION_FLAGS
 from rules.registry import RULE_SETS, OptionError, rules_module, score
 from rules.tiles import WINDS, NotationError, parse_tile, parse_tiles
 
+from .desk import TournamentDesk
 from .store import Check, CheckStore, image_extension
+from .tournament_store import TournamentStore
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 PREVIEW_LONG_SIDE = 1600          # the photo sent back to the page, long side in pixels
@@ -403,6 +405,8 @@ class TableAssistant:
     def __init__(self, database: str, recognizer: Any = None, model: str | None = None,
                  camera: Any = None, live_interval: float = 1.0, max_upload: int = MAX_UPLOAD_BYTES):
         self.store = CheckStore(database)
+        # the tournament desk keeps its slips in the same file as the referee's checks
+        self.desk = TournamentDesk(TournamentStore(database))
         self.max_upload = max_upload
         self._recognizer = _SerialRecognizer(recognizer) if recognizer is not None else None
         self._model = model

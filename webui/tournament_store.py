@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS slip_corrections (
 """
 
 
+class UnknownTournament(TournamentError):
+    """A tournament number the store does not hold (the page answers 404)."""
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -112,14 +116,14 @@ class TournamentStore:
         with closing(self._connect()) as db:
             row = db.execute("SELECT name FROM tournaments WHERE id = ?", (tournament,)).fetchone()
         if row is None:
-            raise TournamentError(f"there is no tournament {tournament}")
+            raise UnknownTournament(f"there is no tournament {tournament}")
         return row["name"]
 
     @staticmethod
     def _schedule(db: sqlite3.Connection, tournament: int) -> Schedule:
         row = db.execute("SELECT schedule FROM tournaments WHERE id = ?", (tournament,)).fetchone()
         if row is None:
-            raise TournamentError(f"there is no tournament {tournament}")
+            raise UnknownTournament(f"there is no tournament {tournament}")
         return Schedule.from_dict(json.loads(row["schedule"]))
 
     # ---------------------------------------------------------------------- slips

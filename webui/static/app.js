@@ -1127,11 +1127,30 @@
         $("#table-outcome").hidden = false;
         const moves = (outcome.transfers || []).map((t) => [t.from, t.to, t.amount]);
         $("#table-payments").replaceChildren(renderPayments(outcome.payments || {}, null, moves));
+        fillTableSlip(outcome);
         setStatus(status, "Settled.", "ok");
       } catch (error) {
         setStatus(status, sentence(error.message), "error");
       }
     });
+  }
+
+  // The settled table onto a tournament score slip: each wind's points, the Mahjong maker
+  // and the dead hands go along in the slip form's query; the slip page shows the players.
+  function fillTableSlip(outcome) {
+    const form = $("#table-to-slip");
+    if (!form) return;
+    for (const old of $$("input[name=dead]", form)) old.remove();
+    for (const wind of WINDS) {
+      const result = (outcome.seats || {})[wind] || {};
+      form.elements[wind].value = result.valid ? String(result.points) : "";
+      if (result.dead) {
+        const dead = document.createElement("input");
+        Object.assign(dead, { type: "hidden", name: "dead", value: wind });
+        form.append(dead);
+      }
+    }
+    form.elements.mahjong.value = outcome.winner || "";
   }
 
   // ------------------------------------------------------------------ page: referee records
@@ -1150,7 +1169,8 @@
   }
 
   // no form on these pages is sent by the browser itself: the scripts send what is needed
-  for (const form of $$("form:not([method=dialog])")) form.addEventListener("submit", (event) => event.preventDefault());
+  // (the tournament desk's forms, marked data-native, are plain forms the server answers)
+  for (const form of $$("form:not([method=dialog]):not([data-native])")) form.addEventListener("submit", (event) => event.preventDefault());
 
   const pages = { photo: photoPage, live: livePage, table: tablePage, referee: refereePage };
   const page = pages[document.body.dataset.page];
