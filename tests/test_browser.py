@@ -296,3 +296,79 @@ def test_another_sites_page_cannot_post_to_the_assistant(server, page):
         page.click("#go")
     assert "another web site" in page.text_content("body")
     page.js_errors.clear()  # the refusal itself shows as a failed load in the console
+
+
+DESK_SCREENSHOT = "/tmp/webui_desk_{}.png"
+
+
+def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone(server, page):
+    """A referee starts an 8-player tournament, enters slips (one refused with its reason),
+    corrects one, and shows the standings; no desk page scrolls sideways at 390 or 1280 px."""
+    names = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hendrika-Wilhelmina van Oranje"]
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server + "/")
+    page.click("text=Tournament")
+    page.fill("input[name=name]", "Club evening")
+    page.fill("textarea[name=players]", "\n".join(names[:7]))
+    page.click("text=Draw the schedule")
+    assert "7 participants do not make tables of four" in page.text_content("#desk-error")
+    page.fill("textarea[name=players]", "\n".join(names))
+    page.fill("input[name=rounds]", "2")
+    page.fill("input[name=seed]", "5")
+    page.click("text=Draw the schedule")
+    page.wait_for_selector("#schedule")
+    assert page.locator("#schedule .desk-table").count() == 4  # 2 rounds of 2 tables
+    overview = page.url
+
+    def seats_on_form() -> dict[str, str]:
+        return {row.locator("td.wind").text_content()[0]: row.locator("td").nth(1).text_content()
+                for row in page.locator("table.slip-table tbody tr").all()}
+
+    page.click("text=Enter a score slip")
+    first = seats_on_form()
+    assert set(first.values()) <= set(names) and len(set(first.values())) == 4
+    # a slip that cannot be (the Mahjong marked on a player with 0 points) is refused with
+    # the reason, and what was typed stays
+    for wind, points in (("E", "100"), ("S", "20"), ("W", "0"), ("N", "40")):
+        page.fill(f"input[name=points_{wind}]", points)
+    page.check("input[name=mahjong][value=W]")
+    page.click("button:has-text('Enter the slip')")
+    assert "Mahjong alone is worth 20" in page.text_content("#slip-error")
+    assert page.input_value("input[name=points_E]") == "100"
+    page.check("input[name=mahjong][value=E]")
+    page.click("button:has-text('Enter the slip')")
+    entered = page.text_content("#slip-entered")
+    assert f"{first['E']} +600" in entered and f"{first['W']} -260" in entered, entered
+    # the next hand of the same table comes up, the wind turned: South is now East
+    second = seats_on_form()
+    assert second["E"] == first["S"]
+    page.check("input[name=remise]")
+    page.click("button:has-text('Enter the slip')")
+    assert "a remise, nothing settled" in page.text_content("#slip-entered")
+    assert seats_on_form() == second  # the remise is replayed: the same hand again
+    page.screenshot(path=DESK_SCREENSHOT.format("slip-390"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+    # the correction: the first slip's Mahjong was South's, with 40
+    page.goto(overview)
+    page.locator("#slips .slip").last.locator("text=Correct slip").click()
+    page.fill("input[name=points_S]", "40")
+    page.check("input[name=mahjong][value=S]")
+    page.click("text=Save the correction")
+    assert "corrected" in page.text_content(".status.ok")
+    standings = {row.locator("td").nth(1).text_content(): int(row.locator("td").nth(2).text_content())
+                 for row in page.locator("#standings tbody tr").all()}
+    # by hand: S (Mahjong, 40) receives 80 from East, 40 from West and North;
+    # East pays W nothing, N pays... E 100 vs W 0: W pays E 200; E vs N 40: N pays E 120;
+    # W vs N: W pays N 40.  E: -80 + 200 + 120 = +240; S +160; W -200 - 40 - 40 = -280; N -40 - 120 + 40 = -120
+    assert {first[w]: standings[first[w]] for w in "ESWN"} == {
+        first["E"]: 240, first["S"]: 160, first["W"]: -280, first["N"]: -120}
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        for path in ("", "/standings", "/schedule", "/slip"):
+            page.goto(overview + path)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, (width, path)
+        page.goto(overview + "/standings")
+        page.screenshot(path=DESK_SCREENSHOT.format(f"standings-{width}"), full_page=True)
+    # the two refused forms (HTTP 400) show in the console as failed loads; nothing else may
+    assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []

@@ -70,7 +70,9 @@ _CONTENT_POLICY = ("default-src 'self'; img-src 'self' data: blob:; media-src 's
 def _security_headers(response):
     response.headers.setdefault("Content-Security-Policy", _CONTENT_POLICY)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    # same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on the
+    # desk's own form posts; other sites still get no referrer
+    response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("Permissions-Policy", "camera=(self), microphone=()")
     return response
 

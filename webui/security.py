@@ -85,6 +85,8 @@ def cross_site(method: str, origin: str | None, fetch_site: str | None, scheme: 
         return False
     if fetch_site and fetch_site.lower() in ("cross-site", "same-site"):
         return True  # same-site: another port of this machine is another program
+    if fetch_site and fetch_site.lower() == "same-origin":
+        return False  # set by the browser itself, no page can forge it
     if origin is None:
         return False
     if origin == "null":  # a sandboxed frame or a file: page
