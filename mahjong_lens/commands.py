@@ -30,6 +30,8 @@ def read_json(path: str) -> Any:
     except json.JSONDecodeError as error:
         raise ValueError(f"{path} is not valid JSON: {error.msg} (line {error.lineno}, "
                          f"column {error.colno})") from None
+    except RecursionError:
+        raise ValueError(f"{path} is nested too deeply to be a hand") from None
 
 
 def configure_score(parser: argparse.ArgumentParser) -> None:

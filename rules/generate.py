@@ -71,7 +71,12 @@ def random_winning_hand(rng: random.Random, meld_rate: float = 0.3, kong_rate: f
         concealed, melds = _redden_fourth_fives(concealed, melds)
     win_tile = rng.choice(concealed)
     discarder = None if self_drawn else rng.choice([w for w in WINDS if w != seat])
-    indicators = tuple(kind_tile(rng.randrange(34)) for _ in range(rng.choice([1, 1, 1, 2])))
+    indicators, wanted = [], rng.choice([1, 1, 1, 2])  # wall tiles: copies the hand does not hold
+    while len(indicators) < wanted:
+        k = rng.randrange(34)
+        if _take(pool, [k]):
+            indicators.append(kind_tile(k))
+    indicators = tuple(indicators)
     return Hand(concealed=tuple(concealed), melds=tuple(melds), win_tile=win_tile,
                 self_drawn=self_drawn, discarder=discarder, seat_wind=seat,
                 prevalent_wind=prevalent, dora_indicators=indicators, situation=Situation())

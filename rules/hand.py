@@ -10,8 +10,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .tiles import (
-    WINDS, NotationError, format_tiles, is_bonus, is_red, kind, parse_tile, parse_tiles,
-    plain, tile_name,
+    WINDS, NotationError, describe_value, format_tiles, is_bonus, is_red, kind, parse_tile,
+    parse_tiles, plain, tile_name,
 )
 
 MELD_TYPES = ("chow", "pung", "kong")
@@ -123,6 +123,17 @@ def _tiles_field(value: Any, what: str) -> tuple[str, ...]:
         raise HandError(f"{what}: {error}", "notation") from None
 
 
+def _indicators_field(data: dict, key: str) -> list[tuple[str, ...]]:
+    """A list of indicator tiles, or all of them as one notation string ("1m5z")."""
+    value = data.get(key) or []
+    if isinstance(value, str):
+        return [_tiles_field(value, key)]
+    if not isinstance(value, list):
+        raise HandError(f"{key} is a list of tiles, such as [\"3m\", \"7z\"] (got "
+                        f"{describe_value(value)})", "notation")
+    return [_tiles_field(item, key) for item in value]
+
+
 def _wind_field(data: dict, key: str, default: str | None) -> str | None:
     value = data.get(key, default)
     if value is None:
@@ -169,8 +180,11 @@ def hand_from_dict(data: Any) -> Hand:
         melds.append(Meld(meld_type, tiles, is_open))
     win_tile = data.get("win_tile")
     if win_tile is not None:
+        if not isinstance(win_tile, str):
+            raise HandError(f"win_tile is one tile written as text, such as 5p or 1z (got "
+                            f"{describe_value(win_tile)})", "notation")
         try:
-            win_tile = parse_tile(win_tile) if isinstance(win_tile, str) else parse_tile("")
+            win_tile = parse_tile(win_tile)
         except NotationError as error:
             raise HandError(f"win_tile: {error}", "notation") from None
     situation_data = data.get("situation") or {}
@@ -181,8 +195,8 @@ def hand_from_dict(data: Any) -> Hand:
         raise HandError(f"unknown situation flag(s): {', '.join(sorted(unknown))} "
                         f"(known: {', '.join(SITUATION_FLAGS)})", "notation")
     situation = Situation(**{k: _bool_field(situation_data, k) for k in situation_data})
-    dora = [_tiles_field(d, "dora_indicators") for d in data.get("dora_indicators") or []]
-    ura = [_tiles_field(d, "ura_dora_indicators") for d in data.get("ura_dora_indicators") or []]
+    dora = _indicators_field(data, "dora_indicators")
+    ura = _indicators_field(data, "ura_dora_indicators")
     return Hand(
         concealed=concealed,
         melds=tuple(melds),
@@ -225,6 +239,19 @@ def validate_meld(meld: Meld) -> None:
                         "concealed; leave concealed sets among the concealed tiles", "bad_meld")
 
 
+def situation_error(hand: Hand) -> str | None:
+    """A sentence for win circumstances that contradict each other, in any rule set."""
+    flags = hand.situation
+    if flags.kong_replacement and hand.win_tile is not None and not hand.self_drawn:
+        return ("a win on a kong replacement tile is self-drawn (the winner draws it): set "
+                "self-drawn, or drop the kong replacement")
+    if flags.kong_replacement and hand.kong_count == 0:
+        return "a win on a kong replacement tile needs a kong among the melds"
+    if flags.robbing_kong and hand.self_drawn:
+        return "robbing a kong is a win on another player's tile, not a self-drawn win"
+    return None
+
+
 def expected_tile_count(hand: Hand, winning: bool) -> int:
     """14 for a win (13 for a hand that did not win), plus one per kong."""
     return (14 if winning else 13) + hand.kong_count
@@ -264,6 +291,21 @@ def validate_hand(hand: Hand, allow_bonus: bool = False, check_count: bool = Tru
             raise HandError(
                 f"{playing} tiles, but {what} with {hand.kong_count} kong(s) has {expected} "
                 f"(14 for a win, 13 otherwise, plus one per kong)", "tile_count")
+    indicators = [*hand.dora_indicators, *hand.ura_dora_indicators]
+    flowers = [t for t in indicators if is_bonus(t)]
+    if flowers:
+        raise HandError(f"{tile_name(flowers[0])} cannot be a dora indicator: indicators are "
+                        "tiles of the dead wall, and flowers and seasons are not among them",
+                        "indicators")
+    # an indicator is one of the four copies too: with the hand's own tiles, at most four
+    seen = Counter(plain(t) for t in [*tiles, *indicators] if not is_bonus(t))
+    for tile, count in sorted(seen.items()):
+        if count > 4 and tile in map(plain, indicators):
+            raise HandError(f"{tile} ({tile_name(tile)}) appears {count} times with the dora "
+                            "indicators: a set has only 4 of each tile", "too_many_copies")
+    situation = situation_error(hand)
+    if situation:
+        raise HandError(situation, "situation")
     if hand.discarder is not None and hand.self_drawn:
         raise HandError("a self-drawn win has no discarder", "context")
     if hand.discarder is not None and hand.discarder == hand.seat_wind:

@@ -23,7 +23,7 @@ def rules_module(name: str):
     return importlib.import_module(RULE_SETS[name])
 
 
-def _convert(name: str, value: Any, kind: Any) -> Any:
+def _convert(name: str, value: Any, kind: Any, span: tuple[int, int] | None = None) -> Any:
     origin = typing.get_origin(kind)
     if kind is bool or kind == "bool":
         if isinstance(value, bool):
@@ -35,10 +35,15 @@ def _convert(name: str, value: Any, kind: Any) -> Any:
             return False
         raise OptionError(f"setting {name} takes true or false, not {value!r}")
     if kind is int or kind == "int":
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise OptionError(f"setting {name} takes a whole number, not {value!r}")
         try:
-            return int(value)
-        except (TypeError, ValueError):
+            number = int(value)
+        except (TypeError, ValueError, OverflowError):
             raise OptionError(f"setting {name} takes a whole number, not {value!r}") from None
+        if span is not None and not span[0] <= number <= span[1]:
+            raise OptionError(f"setting {name} runs from {span[0]} to {span[1]}, not {value!r}")
+        return number
     if origin is typing.Literal:
         if value not in typing.get_args(kind):
             choices = ", ".join(map(str, typing.get_args(kind)))
@@ -58,13 +63,13 @@ def make_settings(name: str, options: dict[str, Any] | None = None) -> Any:
     if not options:
         return settings_cls()
     hints = _setting_types(settings_cls)
-    known = {f.name for f in dataclasses.fields(settings_cls)}
+    known = {f.name: f for f in dataclasses.fields(settings_cls)}
     values = {}
     for key, value in (options or {}).items():
         key = key.replace("-", "_")
         if key not in known:
             raise OptionError(f"{name} has no setting {key!r}; its settings: {', '.join(sorted(known))}")
-        values[key] = _convert(key, value, hints[key])
+        values[key] = _convert(key, value, hints[key], known[key].metadata.get("range"))
     return settings_cls(**values)
 
 

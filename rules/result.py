@@ -42,3 +42,9 @@ class Result:
 def invalid(rules: str, error: str, winning: bool = False, **extra: Any) -> Result:
     """A hand that cannot be scored, with a sentence a player understands."""
     return Result(rules=rules, valid=False, winning=winning, error=error, extra=dict(extra))
+
+
+def counted(default: int, low: int, high: int) -> Any:
+    """A whole-number setting of a rule set's Settings, with the range a value must keep to
+    (checked where options are read: rules.registry.make_settings)."""
+    return field(default=default, metadata={"range": (low, high)})

@@ -32,7 +32,7 @@ from mahjong.meld import Meld as LibraryMeld
 
 from .decompose import arrangements, hand_waits
 from .hand import Hand, HandError, validate_hand
-from .result import Line, Result, invalid
+from .result import Line, Result, counted, invalid
 from .tiles import (
     WINDS, dora_from_indicator, is_red, is_simple, kind, plain, tile_name, wind_tile,
 )
@@ -54,8 +54,8 @@ class Settings:
     kazoe_yakuman: bool = True     # 13+ han of ordinary yaku is a yakuman (off: sanbaiman)
     renhou: bool = False           # a non-dealer's discard win in the first go-around
     renhou_yakuman: bool = False   # with renhou on: yakuman instead of 5 han
-    honba: int = 0                 # counters: 300 per honba on a ron, 100 a payer on tsumo
-    riichi_sticks: int = 0         # 1000-point deposits on the table, to the winner
+    honba: int = counted(0, 0, 100)  # counters: 300 per honba on a ron, 100 a payer on tsumo
+    riichi_sticks: int = counted(0, 0, 100)  # 1000-point deposits on the table, to the winner
 
 
 ARI_ARI = Settings()
@@ -325,8 +325,6 @@ def _check_context(hand: Hand, settings: Settings) -> str | None:
                 return (f"four plain 5{suit_letter}: with red fives each suit has one red five "
                         f"and three plain ones; write the red one as 0{suit_letter} (or set "
                         "red_fives=false)")
-    if hand.situation.kong_replacement and hand.kong_count == 0:
-        return "a win on a kong replacement tile needs a kong among the melds"
     return None
 
 

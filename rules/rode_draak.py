@@ -19,7 +19,7 @@ from typing import Any
 
 from .decompose import arrangements, hand_waits, is_thirteen_orphans
 from .hand import Hand, HandError, expected_tile_count, hand_from_dict, validate_hand
-from .result import Line, Result, invalid
+from .result import Line, Result, counted, invalid
 from .tiles import (GREEN_KINDS, TERMINAL_AND_HONOUR_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name,
                     to_counts)
 
@@ -32,11 +32,11 @@ SEATS = WINDS  # E S W N: the seat keys of a table
 # with typing.get_type_hints on every call, and real objects make that cheap.
 @dataclass(frozen=True)
 class Settings:
-    limit: int = 2000               # "Op het Rode Draak toernooi is de limiet 2000 punten"
-    hand_cap: int = 4000            # the doubling table's largest entry
-    winning_tile_points: int = 0    # heading "Winnende steen" with no value in the seed
-    mahjong_points: int = 20        # the doubling table starts at 20
-    min_doublings_to_win: int = 2   # "schoon spel of minimaal 2 verdubbelingen"
+    limit: int = counted(2000, 20, 100_000)  # "Op het Rode Draak toernooi is de limiet 2000 punten"
+    hand_cap: int = counted(4000, 20, 100_000)  # the doubling table's largest entry
+    winning_tile_points: int = counted(0, 0, 100)  # heading "Winnende steen" with no value in the seed
+    mahjong_points: int = counted(20, 0, 1000)  # the doubling table starts at 20
+    min_doublings_to_win: int = counted(2, 0, 13)  # "schoon spel of minimaal 2 verdubbelingen"
     # Decisions where the texts are silent (spec: "each one is a named setting"):
     # A limit hand that can also be read as a regular hand scores the higher of the two;
     # True: the limit replaces the regular count even where that count is higher.
@@ -225,10 +225,11 @@ DOUBLINGS = (
              lambda r: r.hand.situation.last_tile and r.hand.self_drawn, winner_only=True),
     Doubling("Kong met de bloeiende bloemen", "Replacement tile after a kong "
              "(Kong met de bloeiende bloemen)", 1, "kong replacement",
-             lambda r: r.hand.situation.kong_replacement and r.hand.kong_count > 0,
-             winner_only=True),
+             lambda r: r.hand.situation.kong_replacement, winner_only=True),
+    # (a replacement win without a kong, or a robbed kong self-drawn, is refused before
+    # scoring: rules.hand.situation_error)
     Doubling("Kongroof", "Robbing a kong (Kongroof)", 1, "robbing a kong",
-             lambda r: r.hand.situation.robbing_kong and not r.hand.self_drawn, winner_only=True),
+             lambda r: r.hand.situation.robbing_kong, winner_only=True),
     Doubling("Verborgen spel", "Concealed hand, self-drawn (Verborgen spel)", 3, "concealed hand",
              lambda r: r.hand.fully_concealed and r.hand.self_drawn, winner_only=True),
 )

@@ -53,10 +53,10 @@ def parse_tiles(text: str) -> list[str]:
     Raises NotationError with a sentence that says what is wrong.
     """
     if not isinstance(text, str):
-        raise NotationError(f"tiles must be written as text, not {type(text).__name__}")
+        raise NotationError(f"tiles are written as text, such as 123m55z (got {describe_value(text)})")
     compact = "".join(text.split())
     if not compact:
-        raise NotationError("no tiles given (empty notation)")
+        raise NotationError("no tiles given: write them as numbers and a suit letter, such as 123m55z")
     tiles: list[str] = []
     position = 0
     for match in _TOKEN.finditer(compact):
@@ -83,6 +83,21 @@ def parse_tiles(text: str) -> list[str]:
     if position != len(compact):
         raise NotationError(_unreadable(compact, position))
     return tiles
+
+
+def describe_value(value: object) -> str:
+    """A JSON value in a player's words, for a message that says what was sent instead."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value:g}" if isinstance(value, float) else f"the number {value}"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return "something else"
 
 
 def _unreadable(text: str, position: int) -> str:

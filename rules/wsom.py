@@ -15,7 +15,7 @@ from typing import Literal
 
 from .decompose import Arrangement, Group, arrangements
 from .hand import Hand, HandError, Situation, validate_hand
-from .result import Line, Result, invalid
+from .result import Line, Result, counted, invalid
 from .tiles import WINDS, WIND_TILES, format_tiles, kind, kind_tile, plain, tile_name
 
 RULES = "wsom"
@@ -29,7 +29,7 @@ class Settings:
     allow_chicken_hand: bool = False
     # "zung-jung": the discarder pays most of a discard win above 25; "uniform": all pay V.
     payoff: Literal["zung-jung", "uniform"] = "zung-jung"
-    limit: int = 320
+    limit: int = counted(320, 1, 100_000)
     # Decision (spec silent): four identical tiles, not declared as a kong, may be two of
     # the Seven Pairs.  Zung Jung allows it; set false to demand seven different pairs.
     seven_pairs_four_alike: bool = True
@@ -457,14 +457,7 @@ def _pattern_list(counted: tuple[Counted, ...]) -> list[dict]:
 
 def _situation_error(hand: Hand) -> str | None:
     """A sentence for a situation that cannot happen, else None."""
-    flags = hand.situation
-    if flags.kong_replacement and not hand.self_drawn:
-        return ("a win on a kong replacement tile is self-drawn: set self_drawn, or drop "
-                "kong_replacement")
-    if flags.kong_replacement and hand.kong_count == 0:
-        return "a win on a kong replacement tile needs a kong among the melds"
-    if flags.robbing_kong and hand.self_drawn:
-        return "robbing a kong is a win on another player's tile, not self-drawn"
+    flags = hand.situation  # the contradictions of every rule set: rules.hand.situation_error
     if flags.first_turn and not hand.fully_concealed:
         return "a first-turn win cannot have an exposed meld: no tile has been called yet"
     return None

@@ -21,6 +21,7 @@ from mahjong.tile import TilesConverter
 
 from rules import riichi
 from rules.generate import random_winning_hand
+from rules.tiles import plain
 from rules.hand import Hand, Situation, hand_from_dict
 from rules.registry import make_settings, score
 
@@ -644,8 +645,14 @@ def _random_situation(rng: random.Random, h: Hand) -> Hand:
         last_tile=not kong_replacement and not robbing and rng.random() < 0.1,
         kong_replacement=kong_replacement, robbing_kong=robbing,
         first_turn=not h.melds and h.self_drawn and rng.random() < 0.03)
-    ura = tuple(rng.choice(["1m", "5p", "9s", "3z", "6z", "0s", "4m"])
-                for _ in range(len(h.dora_indicators)))
+    # ura-dora indicators are wall tiles too: never a fifth copy with the hand and the dora
+    held = Counter(plain(t) for t in [*h.all_tiles, *h.dora_indicators])
+    ura = []
+    for _ in range(len(h.dora_indicators)):
+        tile = rng.choice([t for t in ("1m", "5p", "9s", "3z", "6z", "0s", "4m") if held[plain(t)] < 4])
+        held[plain(tile)] += 1
+        ura.append(tile)
+    ura = tuple(ura)
     return Hand(concealed=h.concealed, melds=h.melds, win_tile=h.win_tile,
                 self_drawn=h.self_drawn, discarder=h.discarder, seat_wind=h.seat_wind,
                 prevalent_wind=h.prevalent_wind, dora_indicators=h.dora_indicators,

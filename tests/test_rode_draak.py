@@ -247,15 +247,18 @@ def test_replacement_tile_after_a_kong():
     assert result.points == 368
     without = rd("456m777z11z", melds, win="4m", seat="S", self_drawn=True)
     assert without.points == 184  # 46 x 4
+    # contradictions are refused with the reason, as riichi and WSOM do (issue 28)
     nearly = rd(B_CONCEALED, B_MELDS, win="4m", seat="S", self_drawn=True, kong_replacement=True)
-    assert nearly.points == 120   # no kong in the hand: the flag cannot be true
+    assert not nearly.valid and "needs a kong among the melds" in nearly.error
+    on_discard = rd("456m777z11z", melds, win="4m", seat="S", discarder="W", kong_replacement=True)
+    assert not on_discard.valid and "kong replacement tile is self-drawn" in on_discard.error
 
 
 def test_robbing_a_kong():
     result = rd(B_CONCEALED, B_MELDS, win="4m", seat="S", discarder="W", robbing_kong=True)
     assert result.points == 240   # 30 x 8
     nearly = rd(B_CONCEALED, B_MELDS, win="4m", seat="S", self_drawn=True, robbing_kong=True)
-    assert nearly.points == 120   # a self-drawn tile is robbed from nobody
+    assert not nearly.valid and "not a self-drawn win" in nearly.error  # robbed from nobody
 
 
 def test_verborgen_spel_concealed_and_self_drawn():

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from .app import assistant
-from .service import ServiceError
+from .service import ServiceError, parse_json
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -13,10 +13,7 @@ def _json_body() -> dict:
     """The request's JSON object; a browser form from another site cannot send this."""
     if not request.is_json:
         raise ServiceError("send JSON (Content-Type: application/json)", 415)
-    payload = request.get_json(silent=True)
-    if payload is None:
-        raise ServiceError("the request body is not valid JSON")
-    return payload
+    return parse_json(request.get_data(), "the request body", "the request body is not valid JSON")
 
 
 @api.get("/rules")

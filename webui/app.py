@@ -12,7 +12,8 @@ from werkzeug.exceptions import HTTPException
 from rules.tournament import TournamentError
 
 from .security import HostPolicy, cross_site, host_name
-from .service import MAX_UPLOAD_BYTES, ServiceError, TableAssistant, too_large_message
+from .service import (MAX_BODY_BYTES, MAX_UPLOAD_BYTES, ServiceError, TableAssistant,
+                      too_large_body_message, too_large_message)
 from .tournament_store import UnknownTournament
 
 EXTENSION = "mahjong_lens"
@@ -32,9 +33,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     CAMERA (the table camera: device number, file or URL, or an object whose read() gives
     frames; None for none), LIVE_INTERVAL (seconds between readings of the camera),
     SERVER_HOST (the address it is bound to) and ALLOWED_HOSTS (more host names it may be
-    reached under; localhost always is), MAX_UPLOAD_BYTES (the largest photo, 20 MB)."""
+    reached under; localhost always is), MAX_UPLOAD_BYTES (the largest photo, 20 MB),
+    MAX_BODY_BYTES (any request without a photo, 1 MB)."""
     app = Flask(__name__)
-    app.config.update(DATABASE=None, MAX_UPLOAD_BYTES=MAX_UPLOAD_BYTES, RECOGNIZER=None,
+    app.config.update(DATABASE=None, MAX_UPLOAD_BYTES=MAX_UPLOAD_BYTES, MAX_BODY_BYTES=MAX_BODY_BYTES,
+                      RECOGNIZER=None,
                       MODEL=None, CAMERA=None, LIVE_INTERVAL=1.0, SERVER_HOST=None, ALLOWED_HOSTS=())
     app.config.update(config or {})
     if not app.config.get("MAX_CONTENT_LENGTH"):
@@ -57,6 +60,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api)
     _register_errors(app)
     app.before_request(_check_host_and_origin)
+    app.before_request(_limit_body)
     app.after_request(_security_headers)
     return app
 
@@ -75,6 +79,17 @@ def _security_headers(response):
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("Permissions-Policy", "camera=(self), microphone=()")
     return response
+
+
+# the routes that take a photo; every other request is held to MAX_BODY_BYTES
+PHOTO_ENDPOINTS = frozenset({"api.scan", "api.referee"})
+
+
+def _limit_body() -> None:
+    """One body limit for every route, set here: a photo's room only where a photo goes."""
+    from flask import current_app
+    if request.endpoint not in PHOTO_ENDPOINTS:
+        request.max_content_length = current_app.config["MAX_BODY_BYTES"]
 
 
 def _check_host_and_origin() -> None:
@@ -122,7 +137,9 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(413)
     def too_large(error: HTTPException):
-        return respond(too_large_message(app.config["MAX_UPLOAD_BYTES"]), 413)
+        if request.endpoint in PHOTO_ENDPOINTS:
+            return respond(too_large_message(app.config["MAX_UPLOAD_BYTES"]), 413)
+        return respond(too_large_body_message(app.config["MAX_BODY_BYTES"]), 413)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
@@ -160,9 +177,31 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                         help=f"referee checks database (default {default_database()})")
 
 
+def camera_problem(source: str) -> str | None:
+    """Why the table camera cannot be used (it does not open, or gives no picture), or None."""
+    from vision.camera import Camera, CameraError
+    if not str(source).strip():
+        return "--camera needs a device number (0 for the first webcam), a video file or a stream URL"
+    try:
+        camera = Camera(source)
+    except CameraError as error:
+        return f"{error}; give --camera a device number (0 for the first webcam), a video file or a stream URL"
+    try:
+        if camera.read() is None:
+            return f"the camera {source!r} opened but gives no picture (busy, unplugged, or an empty video)"
+    finally:
+        camera.close()
+    return None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
+    if args.camera is not None:
+        problem = camera_problem(args.camera)
+        if problem:  # said now, not as a page that says "Reading..." for ever
+            print(f"mahjong-lens: {problem}", file=sys.stderr)
+            return 2
     app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera,
                       "SERVER_HOST": args.host, "ALLOWED_HOSTS": args.allowed_host})
     if args.host not in ("127.0.0.1", "localhost", "::1"):

@@ -28,8 +28,25 @@ from .store import Check, CheckStore, image_extension
 from .tournament_store import TournamentStore
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+# every request without a photo: a hand, four hands, a slip, a tournament's players are a few KB
+MAX_BODY_BYTES = 1024 * 1024
 PREVIEW_LONG_SIDE = 1600          # the photo sent back to the page, long side in pixels
 RULE_TITLES = {"rode-draak": "Rode Draak", "riichi": "Riichi (Ari Ari)", "wsom": "WSOM (Zung Jung)"}
+
+
+def too_large_body_message(limit: int) -> str:
+    return (f"the request is too large: up to {limit / 1024:.0f} KB is accepted without a photo "
+            "(a hand or a score slip is a few KB)")
+
+
+def parse_json(text: str | bytes, what: str, invalid: str) -> Any:
+    """JSON from a request, or a ServiceError that says why not (never a RecursionError)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ServiceError(f"{what} is nested too deeply to be a hand or a setting") from None
+    except ValueError:
+        raise ServiceError(invalid) from None
 
 
 def too_large_message(limit: int) -> str:
@@ -133,10 +150,7 @@ def _options(value: Any, what: str = "options", of: str = "setting names and val
     if value in (None, ""):
         return {}
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            raise ServiceError(f"{what} must be a JSON object of {of}") from None
+        value = parse_json(value, what, f"{what} must be a JSON object of {of}")
     if not isinstance(value, Mapping):
         raise ServiceError(f"{what} must be an object of {of}")
     return dict(value)
@@ -363,38 +377,13 @@ def _boxes_only(scan: dict) -> dict:
     return {"tiles": scan.get("tiles", []), "hands": [{"tiles": []}]}
 
 
-class _Capture:
-    """cv2.VideoCapture with read() -> frame or None."""
-
-    def __init__(self, source: Any):
-        import cv2
-        self._capture = cv2.VideoCapture(source)
-        if not self._capture.isOpened():
-            raise OSError("no video device or file there")
-
-    def read(self) -> Any:
-        ok, frame = self._capture.read()
-        return frame if ok else None
-
-    def close(self) -> None:
-        self._capture.release()
-
-
 def open_capture(source: Any) -> Any:
-    """An object whose read() gives BGR frames (None at the end): vision.camera's when it
-    offers one, else OpenCV's.  A digit string is a device number."""
+    """An object whose read() gives BGR frames (None at the end): the given one, or a
+    vision.camera.Camera for a device number, video file or stream URL."""
     if hasattr(source, "read"):
         return source
-    if isinstance(source, str) and source.isdigit():
-        source = int(source)
-    try:
-        camera = importlib.import_module("vision.camera")
-    except ImportError:
-        camera = None
-    opener = getattr(camera, "open_camera", None) if camera else None
-    if opener is not None:
-        return opener(source)
-    return _Capture(source)
+    from vision.camera import Camera
+    return Camera(source)
 
 
 # ---------------------------------------------------------------- the assistant
@@ -438,6 +427,8 @@ class TableAssistant:
                     item.update(kind="choice", choices=list(typing.get_args(kind)))
                 else:
                     item["kind"] = {bool: "bool", int: "int"}.get(kind, "text")
+                    if "range" in field.metadata:
+                        item["min"], item["max"] = field.metadata["range"]
                 settings.append(item)
             entry.update(available=True, settings=settings)
             catalog.append(entry)

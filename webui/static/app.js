@@ -549,7 +549,10 @@
         } else {
           input = document.createElement("input");
           if (setting.kind === "bool") { input.type = "checkbox"; input.checked = setting.default === true; }
-          else { input.type = setting.kind === "int" ? "number" : "text"; input.value = setting.default; }
+          else {
+            input.type = setting.kind === "int" ? "number" : "text"; input.value = setting.default;
+            if (setting.min !== undefined) Object.assign(input, { min: setting.min, max: setting.max });
+          }
         }
         input.dataset.setting = setting.name;
         input.dataset.default = setting.default;

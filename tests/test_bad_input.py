@@ -1,0 +1,174 @@
+"""Input that must be refused with a clear answer (issue 28): HTTP 400/413 with a sentence, the
+CLI's exit 2 with one line; never a 500, a stack trace, or a score for an impossible hand."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rules.registry import OptionError, make_settings, score
+from webui import create_app
+
+WON = {"concealed": "123m456p789s555z11z", "win_tile": "1z", "self_drawn": True}
+# a Rode Draak winner with a kong: 1111m kong, 456m, 777z, 11z pair, won on 4m
+WITH_KONG = {"concealed": "456m777z11z", "melds": [{"type": "chow", "tiles": "123m"},
+                                                    {"type": "kong", "tiles": "9999m"}],
+             "win_tile": "4m", "seat_wind": "S"}
+
+
+class NoRecognizer:
+    def detect(self, image):
+        raise AssertionError("no photo in these tests")
+
+
+@pytest.fixture()
+def client(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "checks.db"), "RECOGNIZER": NoRecognizer()})
+    yield app.test_client()
+    app.extensions["mahjong_lens"].close()
+
+
+# ------------------------------------------------------------------ the scorers' refusals
+
+@pytest.mark.parametrize("situation, reason", [
+    ({"self_drawn": True, "situation": {"robbing_kong": True}}, "not a self-drawn win"),
+    ({"discarder": "W", "situation": {"kong_replacement": True}}, "kong replacement tile is self-drawn"),
+])
+def test_rode_draak_refuses_contradictory_win_circumstances(situation, reason):
+    result = score({**WITH_KONG, **situation}, "rode-draak")
+    assert not result.valid and reason in result.error
+
+
+def test_a_kong_replacement_win_without_a_kong_is_refused_in_every_rule_set():
+    for rules in ("rode-draak", "riichi", "wsom"):
+        result = score({**WON, "situation": {"kong_replacement": True}}, rules)
+        assert not result.valid and "needs a kong among the melds" in result.error, rules
+
+
+@pytest.mark.parametrize("indicators, reason", [
+    ({"dora_indicators": ["1f"]}, "Plum cannot be a dora indicator"),
+    ({"ura_dora_indicators": ["3f"], "situation": {"riichi": True}}, "cannot be a dora indicator"),
+    # the hand holds three White dragons: two more as indicators make five
+    ({"dora_indicators": ["5z", "5z"]}, "appears 5 times with the dora indicators"),
+    ({"dora_indicators": ["2z"] * 6}, "appears 6 times"),
+    ({"dora_indicators": ["1m"], "ura_dora_indicators": ["1m", "1m", "1m"],
+      "situation": {"riichi": True}}, "1m (1 of characters) appears 5 times"),
+])
+def test_riichi_refuses_indicators_that_are_flowers_or_a_fifth_copy(indicators, reason):
+    result = score({**WON, **indicators}, "riichi")
+    assert not result.valid and reason in result.error
+
+
+def test_a_flower_indicator_on_a_hand_without_yaku_is_refused_not_raised():
+    no_yaku = {"concealed": "123m456p789s234s99m", "win_tile": "9m", "discarder": "W",
+               "melds": [], "dora_indicators": ["2f"]}
+    result = score(no_yaku, "riichi")
+    assert not result.valid and "cannot be a dora indicator" in result.error
+
+
+def test_four_copies_with_the_indicators_are_still_fine():
+    result = score({**WON, "dora_indicators": ["5z"]}, "riichi")  # 555z + one indicator = 4
+    assert result.valid, result.error
+
+
+@pytest.mark.parametrize("hand, reason", [
+    ({**WON, "win_tile": 5}, "win_tile is one tile written as text, such as 5p or 1z (got the number 5)"),
+    ({**WON, "concealed": None}, "got nothing"),
+    ({**WON, "concealed": ""}, "no tiles given: write them as numbers and a suit letter"),
+    ({**WON, "dora_indicators": 7}, "dora_indicators is a list of tiles"),
+])
+def test_wrong_kinds_of_value_are_named_in_a_players_words(hand, reason):
+    result = score(hand, "riichi")
+    assert not result.valid and reason in result.error
+    assert "NoneType" not in result.error and "notation)" not in result.error
+
+
+def test_indicators_may_be_written_as_one_notation():
+    written = score({**WON, "dora_indicators": "4z"}, "riichi")   # 4z indicates 5z (White)
+    listed = score({**WON, "dora_indicators": ["4z"]}, "riichi")
+    assert written.valid and written.points == listed.points > score(WON, "riichi").points
+
+
+@pytest.mark.parametrize("rules, name, value", [
+    ("wsom", "limit", -5), ("wsom", "limit", 1e308), ("wsom", "limit", 0), ("wsom", "limit", 2.5),
+    ("wsom", "limit", True), ("riichi", "honba", -1), ("riichi", "riichi_sticks", 10 ** 9),
+    ("rode-draak", "min_doublings_to_win", -1), ("rode-draak", "limit", "1e308"),
+])
+def test_every_numeric_setting_has_a_range(rules, name, value):
+    with pytest.raises(OptionError, match=name):
+        make_settings(rules, {name: value})
+
+
+def test_settings_inside_their_range_are_taken():
+    assert make_settings("wsom", {"limit": "500"}).limit == 500
+    assert make_settings("riichi", {"honba": 3.0}).honba == 3
+
+
+# ------------------------------------------------------------------------------ the API
+
+def test_a_json_body_nested_100000_deep_is_a_400_not_a_500(client):
+    deep = "[" * 100_000 + "]" * 100_000
+    for route in ("/api/score", "/api/table", "/api/referee", "/api/tournaments"):
+        response = client.post(route, data=deep, content_type="application/json")
+        assert response.status_code == 400, route
+        assert "nested too deeply" in response.json["error"]
+
+
+def test_deep_options_in_a_scan_form_are_a_400(client):
+    import io
+
+    import cv2
+    import numpy as np
+    photo = cv2.imencode(".png", np.zeros((40, 40, 3), np.uint8))[1].tobytes()
+    response = client.post("/api/scan", data={"options": "[" * 20_000, "rules": "riichi",
+                                              "image": (io.BytesIO(photo), "table.png")})
+    assert response.status_code == 400 and "nested too deeply" in response.json["error"]
+
+
+def test_one_body_limit_for_every_route_without_a_photo(client):
+    padding = "x" * (2 * 1024 * 1024)
+    body = json.dumps({"hand": WON, "rules": "rode-draak", "padding": padding})
+    for route in ("/api/score", "/api/table", "/api/tournaments"):
+        response = client.post(route, data=body, content_type="application/json")
+        assert response.status_code == 413, route
+        assert "up to 1024 KB is accepted without a photo" in response.json["error"]
+    page = client.post("/tournament", data={"name": "x", "players": padding})
+    assert page.status_code == 413 and "without a photo" in page.text and "Traceback" not in page.text
+    # a photo route keeps the photo's room: this body is read, and refused for what it says
+    referee = client.post("/api/referee", data=body, content_type="application/json")
+    assert referee.status_code == 400
+
+
+def test_out_of_range_settings_through_the_api_are_a_400_with_the_range(client):
+    for options, words in (({"limit": -5}, "runs from 1 to 100000"), ({"limit": 1e308}, "runs from 1")):
+        response = client.post("/api/score", json={"hand": WON, "rules": "wsom", "options": options})
+        assert response.status_code == 400 and words in response.json["error"]
+    catalog = {rule["name"]: {s["name"]: s for s in rule["settings"]}
+               for rule in client.get("/api/rules").json["rules"]}
+    assert (catalog["wsom"]["limit"]["min"], catalog["wsom"]["limit"]["max"]) == (1, 100_000)
+    assert catalog["riichi"]["honba"]["min"] == 0
+
+
+# ------------------------------------------------------------------------------ the CLI
+
+def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mahjong_lens.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_cli_refuses_a_camera_it_cannot_open_at_start(tmp_path):
+    empty = tmp_path / "table.mp4"
+    empty.write_text("not a video")
+    for source in ("7", str(tmp_path / "missing.mp4"), str(empty)):
+        run = _cli("serve", "--camera", source, "--port", "0", "--database", str(tmp_path / "c.db"))
+        assert run.returncode == 2, (source, run.stderr)
+        assert "Traceback" not in run.stderr and "give --camera a device number" in run.stderr
+
+
+def test_the_cli_refuses_deep_json_and_an_out_of_range_setting_in_one_line():
+    deep = _cli("score", "-", stdin="[" * 100_000)
+    assert deep.returncode == 2 and "nested too deeply" in deep.stderr and "Traceback" not in deep.stderr
+    limit = _cli("score", "--rules", "wsom", "--option", "limit=-5", "-", stdin=json.dumps(WON))
+    assert limit.returncode == 2 and "runs from 1 to 100000" in limit.stderr
