@@ -7,7 +7,6 @@ reads a fixed hand, so no trained model is needed; the photo is drawn with OpenC
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import time
 
@@ -18,7 +17,6 @@ from rules.tiles import parse_tiles
 from vision.detections import TileDetection
 
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOT = "/tmp/webui_screenshot.png"
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"no Chromium at {CHROMIUM} (Debian package 'chromium')", allow_module_level=True)
@@ -87,6 +85,15 @@ def _photo(path: str) -> None:
 
 
 @pytest.fixture()
+def shot(tmp_path):
+    """shot(name) -> where to save a screenshot: the test's own temporary folder, or the
+    folder $MAHJONG_LENS_SCREENSHOTS names (to look at them afterwards)."""
+    folder = os.environ.get("MAHJONG_LENS_SCREENSHOTS") or str(tmp_path)
+    os.makedirs(folder, exist_ok=True)
+    return lambda name: os.path.join(folder, f"{name}.png")
+
+
+@pytest.fixture()
 def serve(tmp_path):
     """Starts the app on a free localhost port: serve(**config) -> its address."""
     from werkzeug.serving import make_server
@@ -135,7 +142,7 @@ def page():
             browser.close()
 
 
-def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path):
+def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path, shot):
     photo = str(tmp_path / "hand.png")
     _photo(photo)
     page.goto(server + "/")
@@ -174,8 +181,7 @@ def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path):
     page.wait_for_selector("#referee-verdict.bad")
     assert "Points: claimed 256, computed 512" in page.text_content("#referee-verdict")
 
-    page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
-    shutil.copyfile(tmp_path / "page.png", SCREENSHOT)
+    page.screenshot(path=shot("photo-page"), full_page=True)
 
     page.goto(server + "/referee")
     assert page.locator("table.checks tbody tr").count() == 1
@@ -230,14 +236,10 @@ def test_live_with_the_table_camera_shows_the_stream_and_the_stable_reading(serv
     assert page.js_errors == []
 
 
-SCAN_SCREENSHOT = "/tmp/webui_scan.png"
-PHONE_SCREENSHOT = "/tmp/webui_phone.png"
-
-
-def test_the_photo_page_right_after_a_scan_is_readable_on_a_desktop_and_a_phone(server, page, tmp_path):
+def test_the_photo_page_right_after_a_scan_is_readable_on_a_desktop_and_a_phone(server, page, tmp_path, shot):
     photo = str(tmp_path / "hand.png")
     _photo(photo)
-    for width, height, path in ((1360, 1000, SCAN_SCREENSHOT), (390, 844, PHONE_SCREENSHOT)):
+    for width, height, path in ((1360, 1000, shot("scan-1360")), (390, 844, shot("scan-390"))):
         page.set_viewport_size({"width": width, "height": height})
         page.goto(server + "/")
         page.check("input[name=win][value=self_drawn]")
@@ -298,10 +300,7 @@ def test_another_sites_page_cannot_post_to_the_assistant(server, page):
     page.js_errors.clear()  # the refusal itself shows as a failed load in the console
 
 
-DESK_SCREENSHOT = "/tmp/webui_desk_{}.png"
-
-
-def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone(server, page):
+def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone(server, page, shot):
     """A referee starts an 8-player tournament, enters slips (one refused with its reason),
     corrects one, and shows the standings; no desk page scrolls sideways at 390 or 1280 px."""
     names = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hendrika-Wilhelmina van Oranje"]
@@ -346,7 +345,7 @@ def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone
     page.click("button:has-text('Enter the slip')")
     assert "a remise, nothing settled" in page.text_content("#slip-entered")
     assert seats_on_form() == second  # the remise is replayed: the same hand again
-    page.screenshot(path=DESK_SCREENSHOT.format("slip-390"), full_page=True)
+    page.screenshot(path=shot("desk-slip-390"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
     # the correction: the first slip's Mahjong was South's, with 40
@@ -369,6 +368,6 @@ def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone
             page.goto(overview + path)
             assert page.evaluate("document.documentElement.scrollWidth") <= width, (width, path)
         page.goto(overview + "/standings")
-        page.screenshot(path=DESK_SCREENSHOT.format(f"standings-{width}"), full_page=True)
+        page.screenshot(path=shot(f"desk-standings-{width}"), full_page=True)
     # the two refused forms (HTTP 400) show in the console as failed loads; nothing else may
     assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []

@@ -247,7 +247,7 @@ def test_strays_and_empty_input():
 def test_copies_problem_names_every_copy():
     sentence, involved = copies_problem([(0, "3p"), (1, "3p"), (2, "1m"), (3, "3p"), (4, "3p"), (7, "3p")])
     assert involved == [0, 1, 3, 4, 7]
-    assert "5 copies of 3p" in sentence and "#7" in sentence
+    assert "5 copies of the 3 of dots" in sentence and "#" not in sentence
     # a red five is a five: 0p + four 5p is five copies too
     assert copies_problem([(0, "0p")] + [(k, "5p") for k in range(1, 5)])[1] == [0, 1, 2, 3, 4]
     assert copies_problem([(k, "5p") for k in range(4)]) is None

@@ -238,8 +238,8 @@ def test_a_fifth_copy_is_named_and_nothing_is_scored():
         detections[k] = TileDetection("1z", detections[k].box, 0.9)
     scan = scan_detections(detections, 800, 600)
     assert "result" not in scan
-    assert scan["error"] == ("6 copies of 1z were read (tiles #0, #1, #2, #9, #10, #11); a set has four, "
-                             "so at least one of them is misread")
+    assert scan["error"] == ("6 copies of the East were read; a set has four, so at least one of them "
+                             "is misread (they are marked on the photo)")
     assert scan["doubtful"] == [0, 1, 2, 9, 10, 11]
 
 
@@ -248,7 +248,7 @@ def test_a_low_confidence_tile_is_doubtful_but_the_hand_is_still_scored():
     detections[4] = TileDetection("5p", detections[4].box, 0.32, [("3p", 0.3)])
     scan = scan_detections(detections, 800, 600)
     assert scan["doubtful"] == [4] and scan["tiles"][4]["doubtful"] is True
-    assert any("#4 was read as 5p with confidence 0.32 (perhaps 3p)" in p for p in scan["problems"])
+    assert any("a tile was read as the 5 of dots, 32% sure (perhaps the 3 of dots)" in p for p in scan["problems"])
     assert scan["result"]["valid"]
 
 
@@ -263,9 +263,11 @@ def test_a_complete_hand_with_nothing_set_apart():
     valid = {t: r["points"] for t, r in points.items() if r["valid"]}
     if len(set(valid.values())) == 1:
         assert scan["result"]["points"] == next(iter(valid.values()))
-        assert any("no tile was set apart" in p for p in scan["problems"])
+        assert any("no winning tile was marked" in p for p in scan["problems"])
     else:
-        assert scan["win_candidates"] == valid and "not set apart" in scan["error"]
+        assert {c["tile"]: c["points"] for c in scan["win_candidates"]} == valid
+        assert scan["question"] == "win_tile" and "which tile completed the hand" in scan["error"]
+        assert [c["points"] for c in scan["win_candidates"]] == sorted(valid.values(), reverse=True)
     # naming the winning tile settles it
     scan = scan_detections(detections, 800, 600, {"self_drawn": True, "win_tile": "3m"})
     assert scan["hand"]["win_tile"] == "3m" and scan["result"] == points["3m"]
@@ -519,7 +521,7 @@ def test_the_face_probability_travels_through_json_and_decides_doubt():
     detections[3] = dataclasses.replace(detections[3], face_confidence=0.6)
     scan = scan_detections(detections, 1000, 1000, {}, "rode-draak")
     assert scan["doubtful"] == [3]  # the unsure boxes are not asked about, the unsure face is
-    assert any(p.startswith("#3 was read as 4p with confidence 0.60") for p in scan["problems"])
+    assert any(p.startswith("a tile was read as the 4 of dots, 60% sure") for p in scan["problems"])
     read_back = [detections_from_json(t) for t in scan["tiles"]]
     assert [d.face_confidence for d in read_back] == [d.face_confidence for d in detections]
     again = scan_detections(read_back, 1000, 1000, {"min_face_confidence": 0.5}, "rode-draak")

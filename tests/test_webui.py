@@ -751,7 +751,7 @@ def test_a_hand_that_cannot_be_scored_says_why_in_words(client, hand, words):
 
 
 @pytest.mark.parametrize("concealed, win_tile, words", [
-    ("123m456p789s111z1z", "1z", "5 copies of 1z were read"),       # five of a tile
+    ("123m456p789s111z1z", "1z", "5 copies of the East were read"),       # five of a tile
     ("123m456p789s55z1z", "1z", "13 tiles were found where 14"),    # one short
     ("123m456p789s555z11z1z", "1z", "16 tiles were found"),         # two too many
 ])

@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from rules.tiles import plain, sort_key
+from rules.tiles import plain, sort_key, tile_name
 
 from .detections import TileDetection
 
@@ -755,7 +755,17 @@ def _peel(group: list[int], detections: Sequence[TileDetection], sideways: set[i
 
 
 def _describe(indices: Sequence[int], detections: Sequence[TileDetection]) -> str:
-    return ", ".join(f"#{i} {detections[i].tile}" for i in indices)
+    """Tiles as a player names them ('the East, the 3 of dots and a face-down tile'): the
+    page marks them on the photo, so no numbers are needed."""
+    return and_list([_named(detections[i].tile) for i in indices])
+
+
+def _named(tile: str) -> str:
+    return "a face-down tile" if tile == BACK else f"the {tile_name(tile)}"
+
+
+def and_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _loose_tiles(row: _Row, detections: Sequence[TileDetection]) -> int:
@@ -823,7 +833,8 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
     elif len(singles) > 1:
         win_group = max(singles)  # the lone tile nearest the end of the concealed tiles
         problems.append(f"several tiles lie apart ({_describe([groups[k][0] for k in singles], detections)}); "
-                        f"#{groups[win_group][0]} was taken as the winning tile")
+                        f"{_named(detections[groups[win_group][0]].tile)}, nearest the end of the hand, "
+                        "was taken as the winning tile")
     meld_groups = set(definite)
     if gap_melds or not primary.conditioned:
         # undecorated sets set apart after the concealed tiles are declared melds (when a photo
@@ -868,7 +879,7 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                 if len(part) in (3, 4):
                     melds.append(_meld(part, detections, sideways))
                 else:
-                    errors.append(f"tiles {_describe(part, detections)} lie beside the hand but are not a "
+                    errors.append(f"{_describe(part, detections)} lie beside the hand but are not a "
                                   "set of three or four")
                     concealed_indices.extend(part)
     win_index = groups[win_group][0] if win_group is not None else None
@@ -908,17 +919,19 @@ def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list
     out = []
     for meld in hand.melds:
         if meld.type == "kong" and not any(t != BACK for t in meld.tiles):
-            out.append(f"a concealed kong ({_describe(meld.indices, detections)}) lies with all four tiles face "
-                       "down: turn up the two middle ones so it can be read")
+            out.append("a concealed kong lies with all four tiles face down: turn up the two middle "
+                       "ones so it can be read")
         elif meld.type == "?":
-            out.append(f"tiles {_describe(meld.indices, detections)} are laid out as a meld but do not make a "
+            out.append(f"{_describe(meld.indices, detections)} are laid out as a meld but do not make a "
                        "chow, pung or kong")
     stray = [i for i in hand.concealed_indices if i in {s for m in hand.melds for s in m.sideways}]
     if stray:
         out.append(f"{_describe(stray, detections)} lies sideways but is not in a set apart from the hand")
     hidden = [i for i in hand.concealed_indices if detections[i].face_down]
     if hidden:
-        out.append(f"{_describe(hidden, detections)}: a face-down tile among the concealed tiles; turn it face up")
+        count = "a face-down tile lies" if len(hidden) == 1 else f"{len(hidden)} face-down tiles lie"
+        out.append(f"{count} among the concealed tiles: turn {'it' if len(hidden) == 1 else 'them'} "
+                   "face up (only a concealed kong shows tiles face down)")
     return out
 
 
@@ -1284,6 +1297,6 @@ def copies_problem(tiles: Sequence[tuple[int, str]]) -> tuple[str, list[int]] | 
     for tile, count in sorted(counts.items(), key=lambda kv: sort_key(kv[0])):
         if count > 4:
             involved = [i for i, t in tiles if t != BACK and plain(t) == tile]
-            return (f"{count} copies of {tile} were read (tiles {', '.join(f'#{i}' for i in involved)}); "
-                    "a set has four, so at least one of them is misread", involved)
+            return (f"{count} copies of the {tile_name(tile)} were read; a set has four, so at least "
+                    "one of them is misread (they are marked on the photo)", involved)
     return None

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from rules.tiles import WINDS, format_tiles, plain, tile_unicode
+from rules.tiles import WINDS, format_tiles, plain, tile_name, tile_unicode
 
 from .detections import Recognizer, TileDetection
 from .layout import DOUBTFUL_FACE, HandLayout, Layout, copies_problem, find_layout
@@ -329,9 +329,9 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         doubt = [i for i in hand.indices if i in layout.doubtful]
         for i in doubt:
             d = detections[i]
-            alt = f" (perhaps {d.alternatives[0][0]})" if d.alternatives else ""
-            entry["problems"].append(f"#{i} was read as {d.tile} with confidence {d.face_sureness:.2f}{alt}: "
-                                     "check that tile")
+            alt = f" (perhaps the {tile_name(d.alternatives[0][0])})" if d.alternatives else ""
+            entry["problems"].append(f"a tile was read as the {tile_name(d.tile)}, {d.face_sureness:.0%} "
+                                     f"sure{alt}: check that tile (marked on the photo)")
         entries.append(entry)
     for entry in entries:
         problems.extend(p for p in entry["problems"] if p not in problems)
@@ -341,7 +341,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     scan["problems"] = problems
     if len(entries) == 1:
         only = entries[0]
-        for key in ("hand", "result", "error", "reading", "win_candidates"):
+        for key in ("hand", "result", "error", "reading", "question", "win_candidates"):
             if key in only:
                 scan[key] = only[key]
         scan["seat"] = only["seat"]
@@ -424,6 +424,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 needs_win: bool) -> dict[str, Any]:
     """A hand entry: the hand dict and its result, or an error saying what is missing."""
     from rules.registry import score
+    from rules.win_tile import ask_win_tile
     entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
     if hand.errors:
         entry["error"] = hand.errors[0]
@@ -477,28 +478,18 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         entry["result"] = score(hand_dict, rules, options).to_dict()
         return entry
     # a complete hand with no tile set apart: the score may not depend on which tile won
-    outcomes = {}
-    for tile in dict.fromkeys(hand.concealed):
-        trial = dict(hand_dict, win_tile=tile)
-        outcomes[tile] = (trial, score(trial, rules, options).to_dict())
-    valid = {t: o for t, o in outcomes.items() if o[1]["valid"]}
-    points = {o[1]["points"] for o in valid.values()}
-    if len(points) == 1:
-        tile, (trial, result) = next(iter(valid.items()))
-        entry["hand"], entry["result"] = trial, result
-        entry["problems"].append(f"no tile was set apart as the winning tile; every possible winning tile "
-                                 f"gives {result['points']} points, so {tile} was taken")
+    answer = ask_win_tile(hand_dict, rules, options)
+    taken = answer.pop("win_tile_taken", None)
+    if answer.get("question") == "win_tile":
+        entry["error"] = answer["error"]
+        entry["question"] = "win_tile"
+        entry["win_candidates"] = answer["win_candidates"]
         return entry
-    if not valid:
-        tile, (trial, result) = next(iter(outcomes.items()))
-        entry["hand"], entry["result"] = trial, result
-        entry["problems"].append("no tile was set apart as the winning tile, and the hand does not score "
-                                 "with any of them")
-        return entry
-    listing = ", ".join(f"{t}: {o[1]['points']}" for t, o in valid.items())
-    entry["win_candidates"] = {t: o[1]["points"] for t, o in valid.items()}
-    entry["error"] = (f"the winning tile is not set apart and the score depends on it ({listing} points): "
-                      "set it a little apart at the end of the hand, or give it (--win-tile)")
+    entry["hand"] = dict(hand_dict, win_tile=taken)
+    note = answer.pop("note", None)
+    entry["result"] = answer
+    entry["problems"].append(note or "no tile was set apart as the winning tile, and the hand does not "
+                                     "score with any of them")
     return entry
 
 
@@ -733,7 +724,10 @@ def summary(scan: dict) -> str:
                     lines.append(f"      {line['name']}: {line['value']}")
             else:
                 lines.append(f"    not scored: {result.get('error')}")
-        if entry.get("error"):
+        if entry.get("question") == "win_tile":
+            lines.append("    which tile completed the hand? " + ", ".join(
+                f"{c['tile']} {c['points']}" for c in entry["win_candidates"]) + " points; give it with --win-tile")
+        elif entry.get("error"):
             lines.append(f"    problem: {entry['error']}")
         for problem in entry.get("problems", []):
             if problem != entry.get("error"):

@@ -7,7 +7,9 @@ from flask import (Blueprint, Response, redirect, render_template, request, send
 from rules.tournament import TournamentError
 
 from .app import assistant
-from .service import ServiceError
+from rules.tiles import WIND_NAMES
+
+from .service import RULE_TITLES, ServiceError
 from .tournament_store import UnknownTournament
 
 pages = Blueprint("pages", __name__)
@@ -52,7 +54,7 @@ def live_stream():
 def referee():
     service = assistant()
     return _page("referee.html", active="referee", checks=service.checks(200),
-                 total=service.count_checks())
+                 total=service.count_checks(), winds=WIND_NAMES, rule_titles=RULE_TITLES)
 
 
 @pages.get("/referee/checks.csv")

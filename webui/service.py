@@ -22,6 +22,7 @@ from typing import Any
 from rules.hand import SITUATION_FLAGS
 from rules.registry import RULE_SETS, OptionError, rules_module, score
 from rules.tiles import WINDS, NotationError, parse_tile, parse_tiles
+from rules.win_tile import score_or_ask
 
 from .desk import TournamentDesk
 from .store import Check, CheckStore, image_extension
@@ -442,7 +443,7 @@ class TableAssistant:
                                "(at least {\"concealed\": \"...\"})")
         name = _rules_name(rules)
         try:
-            return score(dict(hand), name, _options(options)).to_dict()
+            return score_or_ask(dict(hand), name, _options(options))
         except OptionError as error:
             raise ServiceError(str(error)) from None
         except ImportError:

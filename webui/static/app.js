@@ -291,8 +291,10 @@
         win_tile: won ? this.win.code : null,
         seat_wind: context.seat_wind || "E",
         prevalent_wind: context.prevalent_wind || "E",
-        self_drawn: won && Boolean(context.self_drawn),
-        discarder: won && !context.self_drawn ? (context.discarder || null) : null,
+        // how it was won goes along even before the winning tile is marked: the server then
+        // asks which tile completed the hand instead of calling it dead
+        self_drawn: !context.no_win && Boolean(context.self_drawn),
+        discarder: !context.no_win && !context.self_drawn ? (context.discarder || null) : null,
         dora_indicators: this.dora.map((s) => s.code),
         ura_dora_indicators: [],
         situation: context.situation || {},
@@ -619,11 +621,34 @@
     return wrap;
   }
 
-  function renderResult(target, result, seat = null) {
+  function renderResult(target, result, seat = null, { onWinTile = null } = {}) {
     target.replaceChildren();
     if (!result) return;
     const head = document.createElement("div");
     head.className = "points-line";
+    if (result.question === "win_tile") {
+      // not a dead hand: only the winning tile is missing; one tap answers
+      const box = document.createElement("div");
+      box.className = "question";
+      box.append(Object.assign(document.createElement("strong"), { textContent: "Which tile completed the hand?" }),
+        Object.assign(document.createElement("p"), { className: "muted", textContent: "The score depends on it. Tap the tile that made Mahjong:" }));
+      const choices = document.createElement("div");
+      choices.className = "win-choices";
+      for (const candidate of result.win_candidates || []) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "win-choice";
+        button.dataset.winTile = candidate.tile;
+        button.title = candidate.name;
+        button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), { textContent: `${candidate.points} points` }));
+        if (onWinTile) button.addEventListener("click", () => onWinTile(candidate.tile));
+        else button.disabled = true;
+        choices.append(button);
+      }
+      box.append(choices);
+      target.append(box);
+      return;
+    }
     if (!result.valid) {
       head.classList.add("invalid");
       head.innerHTML = `<span class="badge bad">not valid</span> <span class="why"></span>`;
@@ -652,7 +677,8 @@
         row.insertCell().textContent = line.name;
         const value = row.insertCell();
         value.textContent = line.value;
-        value.className = "num";
+        // a figure keeps to one line on the right; a sentence (a reason) wraps like text
+        value.className = String(line.value).length <= 24 ? "num" : "text";
       }
       target.append(table);
     }
@@ -743,7 +769,8 @@
     let scoreTicket = 0;
     let timer = null;
 
-    const editor = new HandEditor($("#hand"), { onChange: () => { redrawPhoto(); scheduleScore(); }, doraStrip: $("[data-strip=dora]", form) });
+    let handEdited = false;  // the player changed the hand since the photo was read
+    const editor = new HandEditor($("#hand"), { onChange: () => { handEdited = true; redrawPhoto(); scheduleScore(); }, doraStrip: $("[data-strip=dora]", form) });
     setupContextForm(form, () => scheduleScore());
 
     function scheduleScore() {
@@ -764,7 +791,13 @@
       scoreBox.classList.add("busy");
       try {
         const result = await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options });
-        if (ticket === scoreTicket) renderResult(scoreBox, result, context.seat_wind);
+        if (ticket !== scoreTicket) return;
+        renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile });
+        // the photo's warning was about the hand as read: once the player has put it right, say so
+        if (scan && handEdited && status.classList.contains("warn")) {
+          if (result.question === "win_tile") setStatus(status, "Tap the tile that completed the hand, under “Score”, to get the score.", "warn");
+          else if (result.valid && !state.slots().some((s) => s.doubtful)) setStatus(status, `The hand is scored: ${result.points} points.`, "ok");
+        }
       } catch (error) {
         if (ticket === scoreTicket) {
           scoreBox.innerHTML = '<p class="status error"></p>';
@@ -773,6 +806,16 @@
       } finally {
         if (ticket === scoreTicket) scoreBox.classList.remove("busy");
       }
+    }
+
+    /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
+    function markWinTile(code) {
+      const state = editor.state;
+      const at = state.concealed.map((s) => s.code).lastIndexOf(code);
+      if (at < 0) return;
+      if (state.win) state.concealed.push(state.win);
+      state.win = state.concealed.splice(at, 1)[0];
+      editor.changed();
     }
 
     function redrawPhoto() {
@@ -833,10 +876,13 @@
       img.src = scan.preview || URL.createObjectURL(file);
       $("#photo-view").hidden = false;
       editor.set(HandState.fromScan(scan));
+      handEdited = false;
       redrawPhoto();
       const found = (scan.tiles || []).length;
-      if (scan.error) {
-        setStatus(status, `${found} tiles found. ${sentence(scan.error)} Click a tile to correct it, or add the missing one.`, "warn");
+      if (scan.question === "win_tile") {
+        setStatus(status, `${found} tiles found and read. Tap the tile that completed the hand, under “Score”, to get the score.`, "warn");
+      } else if (scan.error) {
+        setStatus(status, `${found} tiles found. ${sentence(scan.error)} Correct the hand below: click a tile to change or remove it, or “+ tile” to add one.`, "warn");
       } else if (editor.state.slots().some((s) => s.doubtful)) {
         // not "all read" in green while a doubted tile may be what spoils the score
         const doubted = editor.state.slots().filter((s) => s.doubtful).length;

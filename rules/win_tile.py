@@ -1,0 +1,112 @@
+"""Which tile won: a hand said to be won whose winning tile is not marked.
+
+A photo of a complete hand often lays the winning tile in the row with the others.  The hand
+is not dead for that: every tile of the concealed hand could have completed it, so each one is
+scored as the winning tile; where they all give the same score that is the score, otherwise
+the player is asked, with the candidates ranked by their scores.  The page, the API, `score`
+and `scan` all ask through here.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .hand import HandError, expected_tile_count, hand_from_dict
+from .registry import score
+from .result import Result
+from .tiles import is_bonus, sort_key, tile_name
+
+
+@dataclass(frozen=True)
+class WinCandidate:
+    """One tile as the winning tile, and the hand's result with it."""
+
+    tile: str
+    hand: dict[str, Any]
+    result: Result
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tile": self.tile, "name": tile_name(self.tile), "points": self.result.points,
+                "valid": self.result.valid, "error": self.result.error or None}
+
+
+def lacks_win_tile(hand: Mapping[str, Any]) -> bool:
+    """True for a hand said to be won (self-drawn, or a discarder named) that holds a winning
+    hand's number of tiles but marks no winning tile."""
+    if not isinstance(hand, Mapping) or hand.get("win_tile") is not None:
+        return False
+    if not (hand.get("self_drawn") is True or hand.get("discarder")):
+        return False
+    try:
+        parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
+    except HandError:
+        return False
+    playing = [t for t in parsed.all_tiles if not is_bonus(t)]
+    return len(playing) == expected_tile_count(parsed, winning=True)
+
+
+def win_candidates(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                   ) -> list[WinCandidate]:
+    """Each distinct concealed tile as the winning tile, scored: valid results first, the
+    highest score first, then in tile order."""
+    parsed = hand_from_dict({**hand, "win_tile": None, "self_drawn": False, "discarder": None})
+    candidates = []
+    for tile in sorted(dict.fromkeys(parsed.concealed), key=sort_key):
+        if is_bonus(tile):
+            continue
+        trial = {**hand, "win_tile": tile}
+        candidates.append(WinCandidate(tile, trial, score(trial, rules, dict(options or {}))))
+    return sorted(candidates, key=lambda c: (not c.result.valid, -c.result.points, sort_key(c.tile)))
+
+
+def _by_points(candidates: list[WinCandidate]) -> str:
+    """'120 points with 10 of the tiles, 104 with the East': the scores, highest first."""
+    groups: dict[int, list[str]] = {}
+    for c in candidates:
+        groups.setdefault(c.result.points, []).append(tile_name(c.tile))
+    parts = []
+    for k, (points, names) in enumerate(sorted(groups.items(), reverse=True)):
+        which = " or ".join(f"the {n}" for n in names) if len(names) <= 3 else f"{len(names)} of the tiles"
+        parts.append(f"{points}{' points' if k == 0 else ''} with {which}")
+    return ", ".join(parts)
+
+
+def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """The result (as JSON) of a hand, asking for the winning tile only when that changes the
+    score: {"question": "win_tile", "win_candidates": [...], ...} then."""
+    if not lacks_win_tile(hand):
+        if hand.get("win_tile") is None:  # how a hand was won means nothing without the win
+            hand = {**hand, "self_drawn": False, "discarder": None}
+        return score(dict(hand), rules, dict(options or {})).to_dict()
+    return ask_win_tile(hand, rules, options)
+
+
+def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """A won hand with no winning tile marked: the score when every candidate gives the same
+    (``win_tile_taken`` and a ``note`` say which was taken), else the question."""
+    candidates = win_candidates(hand, rules, options)
+    valid = [c for c in candidates if c.result.valid]
+    if valid and len({c.result.points for c in valid}) == 1:
+        chosen = valid[0]
+        answer = chosen.result.to_dict()
+        answer["note"] = (f"no winning tile was marked; every tile that could have completed the "
+                          f"hand gives {chosen.result.points} points, so the "
+                          f"{tile_name(chosen.tile)} was taken")
+        answer["win_tile_taken"] = chosen.tile
+        return answer
+    if not valid:
+        answer = candidates[0].result.to_dict() if candidates else score(dict(hand), rules).to_dict()
+        if candidates:
+            answer["win_tile_taken"] = candidates[0].tile
+        answer["error"] = ("no winning tile was marked, and the hand does not score with any of its "
+                           f"tiles as the winning tile: {answer.get('error') or 'it is not complete'}")
+        return answer
+    listing = _by_points(valid)
+    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
+            "payments": {}, "question": "win_tile",
+            "error": f"which tile completed the hand? The score depends on it ({listing})",
+            "win_candidates": [c.to_dict() for c in valid]}
+
