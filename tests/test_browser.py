@@ -371,3 +371,85 @@ def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone
         page.screenshot(path=shot(f"desk-standings-{width}"), full_page=True)
     # the two refused forms (HTTP 400) show in the console as failed loads; nothing else may
     assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []
+
+
+class RowRecognizer:
+    """A complete hand read in one even row: nothing set apart as the winning tile."""
+
+    TILES = parse_tiles("123m456p789s55z111z")
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        return [TileDetection(tile, (60.0 + 70 * k, 150.0, 126.0 + 70 * k, 240.0), 0.9, face_confidence=0.98)
+                for k, tile in enumerate(self.TILES)]
+
+
+def _no_sideways_scroll(page, width: int, where: str) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, (where, width)
+
+
+def test_a_hand_without_its_winning_tile_asks_which_and_one_tap_scores_it(serve, page, tmp_path, shot):
+    base = serve(RECOGNIZER=RowRecognizer())
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(base + "/")
+        page.check("input[name=win][value=discard]")
+        page.set_input_files("#photo-file", photo)
+        page.wait_for_selector("#score .question")
+        # not a dead hand: the question, with every candidate and its score, highest first
+        assert "dead" not in page.text_content("#score").lower()
+        assert "Tap the tile that completed the hand" in page.text_content("#photo-status")
+        choices = page.locator("#score .win-choice")
+        assert choices.count() == 11
+        points = [int(text.split()[0]) for text in page.locator("#score .win-points").all_text_contents()]
+        assert points == sorted(points, reverse=True) and points[-1] == 104, points
+        assert "--" not in page.text_content("body") and "#1" not in page.text_content("#photo-status")
+        page.screenshot(path=shot(f"question-{width}"), full_page=True)
+        _no_sideways_scroll(page, width, "the question")
+        # the East completed it (a pung won on a discard is open: fewer points)
+        page.click("#score .win-choice[data-win-tile='1z']")
+        sync_api.expect(page.locator("#score [data-points]")).to_have_text("104")
+        assert "The hand is scored: 104 points" in page.text_content("#photo-status")
+        assert "status ok" in page.get_attribute("#photo-status", "class")
+        assert page.locator("#hand .group.win .tile").count() == 1
+        _no_sideways_scroll(page, width, "the scored hand")
+    assert page.js_errors == []
+
+
+def test_the_longest_messages_scroll_no_page_sideways_on_a_phone_or_a_desktop(serve, page, tmp_path, shot):
+    base = serve(RECOGNIZER=RowRecognizer())
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        # a dead hand (14 tiles, and the player says it did not win): the longest reason
+        page.goto(base + "/")
+        page.check("input[name=win][value=none]")
+        page.set_input_files("#photo-file", photo)
+        sync_api.expect(page.locator("#score")).to_contain_text("a dead hand scores nothing")
+        _no_sideways_scroll(page, width, "a dead hand")
+        # the reason wraps inside the card instead of stretching it
+        card = page.locator("#score").bounding_box()
+        assert card["x"] + card["width"] <= width
+        # a claim the referee disagrees with, line by line, recorded
+        page.check("input[name=win][value=discard]")
+        page.wait_for_selector("#score .question")
+        page.click("#score .win-choice[data-win-tile='1z']")
+        sync_api.expect(page.locator("#score [data-points]")).to_be_visible()
+        page.fill("input[name=claimed_points]", "12")
+        page.click("text=claimed lines (optional)")
+        page.fill("textarea[name=claimed_breakdown]", "A very long claimed line that nobody would ever "
+                  "write at a real table but which a referee might paste from a score sheet: 99 points")
+        page.click("#referee-check")
+        page.wait_for_selector("#referee-verdict.bad")
+        _no_sideways_scroll(page, width, "the referee's verdict")
+        page.screenshot(path=shot(f"longest-photo-{width}"), full_page=True)
+        for path in ("/referee", "/table", "/live", "/tournament"):
+            page.goto(base + path)
+            _no_sideways_scroll(page, width, path)
+        page.goto(base + "/referee")
+        page.screenshot(path=shot(f"longest-referee-{width}"), full_page=True)
+        # the referee sees the situation the hand was scored under
+        assert "seat East, round East; on a discard from South" in page.text_content("table.checks")
+    assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []

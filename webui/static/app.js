@@ -640,7 +640,7 @@
         button.className = "win-choice";
         button.dataset.winTile = candidate.tile;
         button.title = candidate.name;
-        button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), { textContent: `${candidate.points} points` }));
+        button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), { className: "win-points", textContent: `${candidate.points} points` }));
         if (onWinTile) button.addEventListener("click", () => onWinTile(candidate.tile));
         else button.disabled = true;
         choices.append(button);
