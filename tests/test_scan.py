@@ -529,3 +529,33 @@ def test_the_face_probability_travels_through_json_and_decides_doubt():
     plain = scan_detections([dataclasses.replace(d, face_confidence=None) for d in detections],
                             1000, 1000, {}, "rode-draak")
     assert len(plain["doubtful"]) == 14 and all("face_confidence" not in t for t in plain["tiles"])
+
+
+def test_cli_scan_takes_ura_dora_indicators(tmp_path, capsys):
+    photo = tmp_path / "hand.png"
+    cv2.imwrite(str(photo), np.full((600, 800, 3), 120, np.uint8))
+    listing = tmp_path / "detections.json"
+    listing.write_text(json.dumps([d.to_dict() for d in place(winning_hand(), 0, centre=(400, 300))]))
+    common = ["scan", str(photo), "--detections", str(listing), "--rules", "riichi", "--self-drawn",
+              "--situation", "riichi", "--json"]
+    _, plain_run, _ = run_cli(common, capsys)
+    code, with_ura, _ = run_cli([*common, "--ura-dora", "7z"], capsys)  # Red indicates White: the pair
+    before, after = json.loads(plain_run), json.loads(with_ura)
+    assert code == 0 and after["hand"]["ura_dora_indicators"] == ["7z"]
+    assert after["result"]["han"] == before["result"]["han"] + 2
+    code, _, stderr = run_cli([*common, "--ura-dora", "9x"], capsys)
+    assert code == 2 and "unknown suit letter" in stderr
+
+
+def test_cli_scan_asks_which_tile_won_when_the_score_depends_on_it(tmp_path, capsys):
+    photo = tmp_path / "hand.png"
+    cv2.imwrite(str(photo), np.full((600, 800, 3), 120, np.uint8))
+    items, _ = row(WINNER)  # nothing set apart
+    listing = tmp_path / "detections.json"
+    listing.write_text(json.dumps([d.to_dict() for d in place(items, 0, centre=(400, 300))]))
+    code, stdout, _ = run_cli(["scan", str(photo), "--detections", str(listing), "--discarder", "S"], capsys)
+    assert code == 1 and "which tile completed the hand?" in stdout and "--win-tile" in stdout
+    assert "5z 120, 1z 104 points; give it with --win-tile" in stdout
+    # the page's words carry no command-line flag
+    scan = scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {"discarder": "S"})
+    assert scan["question"] == "win_tile" and "--" not in scan["error"]

@@ -639,6 +639,7 @@ def configure_scan(parser: argparse.ArgumentParser) -> None:
                         help="riichi, double_riichi, ippatsu, last_tile, kong_replacement, robbing_kong, "
                              "first_turn (repeatable)")
     parser.add_argument("--dora", help="dora indicators, overriding those read, e.g. 3m7z")
+    parser.add_argument("--ura-dora", help="ura-dora indicators (riichi: turned over after a riichi win), e.g. 4p")
     parser.add_argument("--dora-region", metavar="X1,Y1,X2,Y2",
                         help="the region of the photo whose face-up tiles are the dora indicators")
     parser.add_argument("--seats", help="seat winds of the hands on the photo in order, e.g. ESWN")
@@ -674,6 +675,8 @@ def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
             context["win_tile"] = parse_tile(args.win_tile)
         if args.dora:
             context["dora_indicators"] = parse_tiles(args.dora)
+        if args.ura_dora:
+            context["ura_dora_indicators"] = parse_tiles(args.ura_dora)
     except NotationError as error:
         raise ScanError(str(error)) from None
     if args.situation:

@@ -173,6 +173,7 @@
       this.melds = [];
       this.win = null;
       this.dora = [];
+      this.ura = [];     // ura-dora indicators: turned over after a riichi win
       this.unused = [];  // scan boxes that are in no slot (spurious, or not read into the hand)
       this.scanTiles = [];
     }
@@ -189,6 +190,7 @@
         type: m.type, open: m.open !== false, tiles: parseTiles(m.tiles).map((c) => slot(c)), index,
       }));
       state.dora = (hand.dora_indicators || []).map((c) => slot(c));
+      state.ura = (hand.ura_dora_indicators || []).map((c) => slot(c));
       return state;
     }
 
@@ -296,7 +298,7 @@
         self_drawn: !context.no_win && Boolean(context.self_drawn),
         discarder: !context.no_win && !context.self_drawn ? (context.discarder || null) : null,
         dora_indicators: this.dora.map((s) => s.code),
-        ura_dora_indicators: [],
+        ura_dora_indicators: this.ura.map((s) => s.code),
         situation: context.situation || {},
       };
       return hand;
@@ -361,9 +363,10 @@
 
   /** Draws a HandState as tile pictures; a click on a tile asks what it should be. */
   class HandEditor {
-    constructor(container, { onChange = () => {}, doraStrip = null, emptyText = null } = {}) {
+    constructor(container, { onChange = () => {}, doraStrip = null, uraStrip = null, emptyText = null } = {}) {
       this.container = container;
       this.doraStrip = doraStrip;
+      this.uraStrip = uraStrip;
       this.onChange = onChange;
       this.emptyText = emptyText || "No tiles yet: take a photo, or add tiles with “+ tile”.";
       this.state = new HandState();
@@ -403,6 +406,7 @@
       if (this.doraStrip) {
         this.doraStrip.replaceChildren(...state.dora.map((s) => this.tile(s, "dora")));
       }
+      if (this.uraStrip) this.uraStrip.replaceChildren(...state.ura.map((s) => this.tile(s, "ura")));
     }
 
     group(label, tiles, kind) {
@@ -430,7 +434,7 @@
     /** Change, remove or promote one tile (a meld changes as a whole where that is what it means). */
     async edit(s, where, meld = null) {
       const whole = meld && meld.type !== "chow";
-      const title = where === "dora" ? "Dora indicator" : whole ? `Change this ${meld.type}` :
+      const title = where === "dora" ? "Dora indicator" : where === "ura" ? "Ura-dora indicator" : whole ? `Change this ${meld.type}` :
         s.doubtful ? `Is this the ${tileName(s.code).toLowerCase()}?` : `Change the ${tileName(s.code).toLowerCase()}`;
       const answer = await pickTile({
         title, current: s.code, remove: true, win: where === "concealed",
@@ -442,6 +446,7 @@
         if (where === "concealed") state.concealed.splice(state.concealed.indexOf(s), 1);
         else if (where === "win") state.win = null;
         else if (where === "dora") state.dora.splice(state.dora.indexOf(s), 1);
+        else if (where === "ura") state.ura.splice(state.ura.indexOf(s), 1);
         else if (meld) state.melds.splice(state.melds.indexOf(meld), 1);
         if (s.scan !== null) state.unused.push(s.scan);
       } else if (answer.action === "win") {
@@ -465,9 +470,11 @@
     }
 
     async add(where) {
-      const answer = await pickTile({ title: where === "dora" ? "Add a dora indicator" : "Add a tile to the hand" });
+      const titles = { dora: "Add a dora indicator", ura: "Add an ura-dora indicator" };
+      const answer = await pickTile({ title: titles[where] || "Add a tile to the hand" });
       if (!answer || answer.action !== "set") return;
-      (where === "dora" ? this.state.dora : this.state.concealed).push(slot(answer.code, { edited: true }));
+      const strips = { dora: this.state.dora, ura: this.state.ura };
+      (strips[where] || this.state.concealed).push(slot(answer.code, { edited: true }));
       this.changed();
     }
 
@@ -536,8 +543,7 @@
         const chip = $(`.flag-${flag}`, form);
         if (chip) chip.classList.toggle("off", !riichi);
       }
-      const dora = $("[data-strip=dora]", form);
-      if (dora) dora.closest(".row").classList.toggle("off", !riichi);
+      for (const strip of $$("[data-strip]", form)) strip.closest(".row").classList.toggle("off", !riichi);
       const entry = RULE_SETS.find((r) => r.name === rules) || { settings: [] };
       fields.replaceChildren();
       for (const setting of entry.settings) {
@@ -770,7 +776,7 @@
     let timer = null;
 
     let handEdited = false;  // the player changed the hand since the photo was read
-    const editor = new HandEditor($("#hand"), { onChange: () => { handEdited = true; redrawPhoto(); scheduleScore(); }, doraStrip: $("[data-strip=dora]", form) });
+    const editor = new HandEditor($("#hand"), { onChange: () => { handEdited = true; redrawPhoto(); scheduleScore(); }, doraStrip: $("[data-strip=dora]", form), uraStrip: $("[data-strip=ura]", form) });
     setupContextForm(form, () => scheduleScore());
 
     function scheduleScore() {
@@ -875,7 +881,10 @@
       const img = $("#photo-img");
       img.src = scan.preview || URL.createObjectURL(file);
       $("#photo-view").hidden = false;
+      const ura = editor.state.ura;  // not on the photo: what the player entered stays
       editor.set(HandState.fromScan(scan));
+      editor.state.ura = ura;
+      editor.render();
       handEdited = false;
       redrawPhoto();
       const found = (scan.tiles || []).length;
@@ -891,7 +900,7 @@
         setStatus(status, `${found} tiles found and read. Click any tile to correct it.`, "ok");
       }
       updateDoubtful();
-      if (scan.result && scan.hand) renderResult(scoreBox, scan.result, context.seat_wind);
+      if (scan.result && scan.hand && !ura.length) renderResult(scoreBox, scan.result, context.seat_wind);
       else scoreNow();
     }
 
@@ -964,7 +973,7 @@
     let shownKey = null;
     let busy = false;
 
-    const editor = new HandEditor($("#hand"), { onChange: () => score(), doraStrip: $("[data-strip=dora]", form), emptyText: "No stable hand yet." });
+    const editor = new HandEditor($("#hand"), { onChange: () => score(), doraStrip: $("[data-strip=dora]", form), uraStrip: $("[data-strip=ura]", form), emptyText: "No stable hand yet." });
     setupContextForm(form, () => score());
     for (const button of $$("[data-add]")) button.addEventListener("click", () => editor.add(button.dataset.add));
 
