@@ -453,3 +453,25 @@ def test_the_longest_messages_scroll_no_page_sideways_on_a_phone_or_a_desktop(se
         # the referee sees the situation the hand was scored under
         assert "seat East, round East; on a discard from South" in page.text_content("table.checks")
     assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []
+
+
+def test_ura_dora_indicators_entered_on_the_page_count_for_a_riichi_winner(serve, page, tmp_path):
+    base = serve(RECOGNIZER=FakeRecognizer(misread=False))
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    page.goto(base + "/")
+    page.select_option("select[name=rules]", "riichi")
+    page.check("input[name=win][value=self_drawn]")
+    page.check("input[name=riichi]")
+    assert page.locator("[data-add=ura]").is_visible()
+    page.set_input_files("#photo-file", photo)
+    sync_api.expect(page.locator("#score [data-points]")).to_be_visible()
+    before = page.text_content("#score")
+    han_before = int(next(tag for tag in page.locator("#score .badge").all_text_contents() if tag.endswith(" han")).split()[0])
+    # the Red dragon turned over as ura-dora indicator makes the White dragons dora
+    page.click("[data-add=ura]")
+    page.click("#picker-grid .picker-row:not(.suggestions) .tile[data-tile='7z']")
+    sync_api.expect(page.locator("#score .badge", has_text=f"{han_before + 3} han")).to_have_count(1)
+    assert page.text_content("#score") != before
+    assert page.locator("[data-strip=ura] .tile").count() == 1
+    assert page.js_errors == []
