@@ -179,7 +179,11 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 def camera_problem(source: str) -> str | None:
     """Why the table camera cannot be used (it does not open, or gives no picture), or None."""
+    import cv2
+
     from vision.camera import Camera, CameraError
+    # OpenCV's own warnings about the device would come before our sentence; ours says it
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     if not str(source).strip():
         return "--camera needs a device number (0 for the first webcam), a video file or a stream URL"
     try:
