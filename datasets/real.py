@@ -47,6 +47,30 @@ def photo_group(filename: str) -> str:
     return os.path.splitext(name)[0]
 
 
+# every DEV_EVERY-th original photo (by a hash of its name) is kept out of training: the
+# recogniser's own development set, whatever the split the source came with
+DEV_EVERY = 10
+
+
+def photo_source(image_name: str) -> str:
+    """Which kind of photo this is; the evaluation reports each source on its own."""
+    name = Path(image_name).name
+    if name.startswith("hand_"):
+        return "hand-rows"
+    if name.startswith("IMG_") or name[:8].isdigit() and name[8:9] == "_":
+        return "tray"
+    if name.startswith("Screenshot"):
+        return "screenshot"
+    if "_n_jpg" in name:
+        return "single-tiles"
+    return "other"
+
+
+def is_dev_photo(image_name: str) -> bool:
+    digest = hashlib.md5(photo_group(image_name).encode()).hexdigest()
+    return int(digest, 16) % DEV_EVERY == 0
+
+
 def read_yolo_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
     """Rows (class, cx, cy, w, h) of a YOLO label file; a missing file means no tiles."""
     rows = []

@@ -16,7 +16,8 @@ from vision.detections import TileDetection
 from vision.evaluate import PEER_NAMES, Truth, iou, score_image
 from vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, classifier_files, load_recognizer,
                                square_crop)
-from vision.train import is_dev_photo, one_class_label_text, photo_name, photo_source, read_yolo_labels
+from datasets.real import is_dev_photo, photo_source, read_yolo_labels
+from vision.train import one_class_label_text, photo_name
 
 
 def det(tile: str, box, confidence: float = 0.9) -> TileDetection:

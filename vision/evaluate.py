@@ -192,7 +192,7 @@ def truths_of(rows: list[tuple[int, float, float, float, float]], width: int, he
 def labelled_images(folder: Path, dev_only: bool = False) -> list[tuple[str, Path, Path]]:
     """(source, image, label file) for every images/ folder under `folder`.  The source is
     the data set's folder name plus the kind of photo (hand rows, tray, single tiles...)."""
-    from vision.train import is_dev_photo, photo_source
+    from datasets.real import is_dev_photo, photo_source
     found = []
     image_dirs = [folder] if folder.name == "images" else sorted(folder.rglob("images"))
     for image_dir in image_dirs:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import os
 import random
 import shutil
@@ -33,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
-from datasets.real import inflated_boxes, photo_group, pixel_box, read_yolo_labels
+from datasets.real import (inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
+                           read_yolo_labels)
 from vision.detections import turned_boxes
 from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                SECOND_CLASSIFIER_FILE, ALSO_TRAINED_FILE, TwoStageRecognizer, also_trained_on,
@@ -44,10 +44,9 @@ MODELS_DIR = REPO / "models"
 SYNTH_CROPS_PER_CLASS = 500
 SCREEN_CROPS_PER_CLASS = 120
 REAL_SETS = ("chinese-mixed", "riichi-tray")
-# One photo in DEV_EVERY (by its original name, so all augmented copies go together) is
-# kept out of training as the development split: it picks checkpoints and measures the
-# hand-row source, which the real valid/ folders do not contain.
-DEV_EVERY = 10
+# One photo in datasets.real.DEV_EVERY (by its original name, so all augmented copies go
+# together) is kept out of training as the development split: it picks checkpoints and
+# measures the hand-row source, which the real valid/ folders do not contain.
 # a tile set with a few listed photos (`--also-train`) against hundreds of the others: each of
 # its crops is written this many times more
 ALSO_TRAIN_WEIGHT = 2
@@ -91,25 +90,6 @@ photo_name = photo_group
 
 
 PACKED_SOURCES = ("hand-rows", "tray")  # tiles side by side, touching their neighbours
-
-
-def photo_source(image_name: str) -> str:
-    """Which kind of photo this is; the evaluation reports each source on its own."""
-    name = Path(image_name).name
-    if name.startswith("hand_"):
-        return "hand-rows"
-    if name.startswith("IMG_") or name[:8].isdigit() and name[8:9] == "_":
-        return "tray"
-    if name.startswith("Screenshot"):
-        return "screenshot"
-    if "_n_jpg" in name:
-        return "single-tiles"
-    return "other"
-
-
-def is_dev_photo(image_name: str) -> bool:
-    digest = hashlib.md5(photo_name(image_name).encode()).hexdigest()
-    return int(digest, 16) % DEV_EVERY == 0
 
 
 def one_class_label_text(rows: list[tuple[int, float, float, float, float]]) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from .app import assistant
+from .state import assistant
 from .service import ServiceError, parse_json
 
 api = Blueprint("api", __name__, url_prefix="/api")

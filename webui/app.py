@@ -11,12 +11,13 @@ from werkzeug.exceptions import HTTPException
 
 from rules.tournament import TournamentError
 
+from .api import api
+from .pages import pages
 from .security import HostPolicy, cross_site, host_name
 from .service import (MAX_BODY_BYTES, MAX_UPLOAD_BYTES, ServiceError, TableAssistant,
                       too_large_body_message, too_large_message)
+from .state import EXTENSION, assistant
 from .tournament_store import UnknownTournament
-
-EXTENSION = "mahjong_lens"
 
 
 def default_database() -> str:
@@ -54,8 +55,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         camera=app.config["CAMERA"], live_interval=float(app.config["LIVE_INTERVAL"]),
         max_upload=int(app.config["MAX_UPLOAD_BYTES"]))
 
-    from .api import api
-    from .pages import pages
     app.register_blueprint(pages)
     app.register_blueprint(api)
     _register_errors(app)
@@ -108,11 +107,6 @@ def _check_host_and_origin() -> None:
                   request.headers.get("Sec-Fetch-Site"), request.scheme, request.host):
         raise ServiceError("a page of another web site cannot send requests to the table "
                            "assistant; use its own page", 403)
-
-
-def assistant(app: Flask | None = None) -> TableAssistant:
-    from flask import current_app
-    return (app or current_app).extensions[EXTENSION]
 
 
 def _wants_json() -> bool:

@@ -6,7 +6,7 @@ from flask import (Blueprint, Response, redirect, render_template, request, send
 
 from rules.tournament import TournamentError
 
-from .app import assistant
+from .state import assistant
 from rules.tiles import WIND_NAMES
 
 from .service import RULE_TITLES, ServiceError
