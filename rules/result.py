@@ -27,12 +27,25 @@ class Result:
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # rule-set fields: han, fu, limit, ...
 
+    @property
+    def transfers(self) -> list[dict[str, Any]]:
+        """Who pays whom for one hand: every seat that loses pays the one that gains (a
+        single hand has one receiver, the winner; a table's settlement, with payments between
+        the losers, is rules.rode_draak.settle_table's)."""
+        receivers = [seat for seat, amount in self.payments.items() if amount > 0]
+        if len(receivers) != 1:
+            return []
+        return [{"from": seat, "to": receivers[0], "amount": -amount}
+                for seat, amount in self.payments.items() if amount < 0]
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "rules": self.rules, "valid": self.valid, "winning": self.winning,
             "points": self.points, "breakdown": [line.to_dict() for line in self.breakdown],
             "payments": dict(self.payments),
         }
+        if self.transfers:
+            out["transfers"] = self.transfers
         if self.error is not None:
             out["error"] = self.error
         out.update(self.extra)

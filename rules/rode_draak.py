@@ -743,4 +743,5 @@ def settle_table(data: dict, options: dict | None = None) -> dict:
         result.extra["settlement"] = with_others
         seats_out[seat] = result.to_dict()
     return {"rules": RULES, "prevalent_wind": prevalent, "winner": winner,
-            "seats": seats_out, "payments": settle(scores, winner)}
+            "seats": seats_out, "payments": settle(scores, winner),
+            "transfers": [{"from": payer, "to": payee, "amount": amount} for payer, payee, amount in moves]}

@@ -617,15 +617,9 @@ class TableAssistant:
                  "prevalent_wind": _wind(payload.get("prevalent_wind"), "prevalent_wind") or "E",
                  "hands": dict(payload["hands"])}
         try:
-            outcome = settle_table(table, _options(payload.get("options")))
+            return settle_table(table, _options(payload.get("options")))
         except (TableError, OptionError) as error:
             raise ServiceError(str(error)) from None
-        # who pays whom, read off each seat's settlement with every other seat
-        outcome["transfers"] = [
-            {"from": seat, "to": other, "amount": -amount}
-            for seat, result in outcome.get("seats", {}).items()
-            for other, amount in (result.get("settlement") or {}).items() if amount < 0]
-        return outcome
 
     # -- live
 

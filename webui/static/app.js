@@ -578,26 +578,12 @@
   // ------------------------------------------------------------------ showing a result
 
   /** Net gains -> who pays whom (debtors pay creditors, largest first). */
-  function transfers(payments) {
-    const owe = Object.entries(payments).filter(([, v]) => v < 0).map(([s, v]) => [s, -v]);
-    const get = Object.entries(payments).filter(([, v]) => v > 0).map(([s, v]) => [s, v]);
-    const out = [];
-    for (const debtor of owe) {
-      for (const creditor of get) {
-        const amount = Math.min(debtor[1], creditor[1]);
-        if (amount > 0) {
-          out.push([debtor[0], creditor[0], amount]);
-          debtor[1] -= amount;
-          creditor[1] -= amount;
-        }
-      }
-    }
-    return out;
-  }
+  const STANDARD_KEYS = new Set(["rules", "valid", "winning", "points", "breakdown", "payments", "transfers", "error",
+    "note", "win_tile_taken"]);
 
-  const STANDARD_KEYS = new Set(["rules", "valid", "winning", "points", "breakdown", "payments", "error"]);
-
-  function renderPayments(payments, seat = null, moves = null) {
+  /** Each seat's gain or loss, and who pays whom: `moves` as the server computed them
+   * ({from, to, amount}); the page adds up nothing itself. */
+  function renderPayments(payments, seat = null, moves = []) {
     const wrap = document.createElement("div");
     wrap.className = "payments";
     const chips = document.createElement("div");
@@ -613,11 +599,10 @@
       chips.append(chip);
     }
     wrap.append(chips);
-    const lines = moves || transfers(payments);
-    if (lines.length) {
+    if (moves.length) {
       const list = document.createElement("ul");
       list.className = "transfers";
-      for (const [from, to, amount] of lines) {
+      for (const { from, to, amount } of moves) {
         const item = document.createElement("li");
         item.textContent = `${WIND_NAMES[from]} pays ${WIND_NAMES[to]} ${amount}`;
         list.append(item);
@@ -688,7 +673,8 @@
       }
       target.append(table);
     }
-    if (result.payments && Object.keys(result.payments).length) target.append(renderPayments(result.payments, seat));
+    if (result.payments && Object.keys(result.payments).length) target.append(renderPayments(result.payments, seat, result.transfers || []));
+    if (result.note) target.append(Object.assign(document.createElement("p"), { className: "muted small", textContent: sentence(result.note) }));
   }
 
   // ------------------------------------------------------------------ photos
@@ -1183,8 +1169,7 @@
           renderResult($(".seat-detail", section), result ? { ...result, payments: {} } : null);
         }
         $("#table-outcome").hidden = false;
-        const moves = (outcome.transfers || []).map((t) => [t.from, t.to, t.amount]);
-        $("#table-payments").replaceChildren(renderPayments(outcome.payments || {}, null, moves));
+        $("#table-payments").replaceChildren(renderPayments(outcome.payments || {}, null, outcome.transfers || []));
         fillTableSlip(outcome);
         setStatus(status, "Settled.", "ok");
       } catch (error) {
@@ -1233,5 +1218,5 @@
   const pages = { photo: photoPage, live: livePage, table: tablePage, referee: refereePage };
   const page = pages[document.body.dataset.page];
   if (page) page();
-  window.mahjongLens = { parseTiles, formatTiles, transfers, HandState };
+  window.mahjongLens = { parseTiles, formatTiles, HandState };
 })();
