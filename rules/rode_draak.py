@@ -20,8 +20,8 @@ from typing import Any
 from .decompose import arrangements, hand_waits, is_thirteen_orphans
 from .hand import Hand, HandError, expected_tile_count, hand_from_dict, validate_hand
 from .result import Line, Result, counted, invalid
-from .tiles import (GREEN_KINDS, TERMINAL_AND_HONOUR_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name,
-                    to_counts)
+from .tiles import (DRAGON_KINDS, GREEN_KINDS, HONOUR_KINDS, SIMPLE_KINDS, SUIT_KINDS, TERMINAL_AND_HONOUR_KINDS,
+                    TERMINAL_KINDS, WIND_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name, to_counts)
 
 RULES = "rode-draak"
 EAST = "E"
@@ -51,17 +51,7 @@ class Settings:
 
 
 # -- tile kinds (index 0..33, rules.tiles.kind): computed once, tested as sets ---------------
-_KIND = {f"{n}{suit}": kind(f"{n}{suit}") for suit in "mps" for n in "0123456789"}
-_KIND.update({f"{n}z": kind(f"{n}z") for n in "1234567"})
-_WIND_KINDS = (27, 28, 29, 30)
-_DRAGON_KINDS = (31, 32, 33)
-_HONOUR_KINDS = frozenset(range(27, 34))
-_EDEL_KINDS = frozenset(TERMINAL_AND_HONOUR_KINDS)  # edelstenen: terminals and honours
-_EDEL = [k in _EDEL_KINDS for k in range(34)]
-_TERMINAL_KINDS = _EDEL_KINDS - _HONOUR_KINDS
-_SIMPLE_KINDS = frozenset(range(27)) - _EDEL_KINDS
-_SUIT_KINDS = tuple(frozenset(range(base, base + 9)) for base in (0, 9, 18))
-_ALL_GREEN = frozenset(GREEN_KINDS)
+_EDEL = [k in TERMINAL_AND_HONOUR_KINDS for k in range(34)]  # edelstenen, by index
 _TILE_NAMES = [tile_name(kind_tile(k)) for k in range(34)]
 
 
@@ -99,15 +89,15 @@ PAIR_POINTS = (
     # A pair of the seat wind that is also the prevailing wind matches both rows: 4.
     PairPoints("Twee eigen winden",     "Pair of own wind",        2, lambda k, seat, wind: k == seat),
     PairPoints("Twee heersende winden", "Pair of prevailing wind", 2, lambda k, seat, wind: k == wind),
-    PairPoints("Twee gelijke draken",   "Pair of dragons",         2, lambda k, seat, wind: k in _DRAGON_KINDS),
+    PairPoints("Twee gelijke draken",   "Pair of dragons",         2, lambda k, seat, wind: k in DRAGON_KINDS),
 )
 
 _SET_ROW = {(row.type, row.edelstenen): row for row in SET_POINTS}
 _SET_ROW[("chow", True)] = SET_POINTS[0]  # a chow scores nothing, whatever its tiles
 # Pair rows per kind for every (seat wind kind, prevailing wind kind).
 _PAIR_ROWS = {(seat, wind): {k: tuple(row for row in PAIR_POINTS if row.applies(k, seat, wind))
-                             for k in _HONOUR_KINDS}
-              for seat in _WIND_KINDS for wind in _WIND_KINDS}
+                             for k in HONOUR_KINDS}
+              for seat in WIND_KINDS for wind in WIND_KINDS}
 
 
 # -- what a hand is made of: the facts that do not depend on the reading ---------------------
@@ -122,17 +112,17 @@ class HandFacts:
     def __init__(self, hand: Hand):
         counts = [0] * 34
         for tile in hand.concealed:
-            counts[_KIND[tile]] += 1
+            counts[kind(tile)] += 1
         self.concealed_counts = counts
         present = {k for k in range(34) if counts[k]}
-        present.update(_KIND[tile] for meld in hand.melds for tile in meld.tiles)
-        self.suits = sum(1 for suit_kinds in _SUIT_KINDS if not present.isdisjoint(suit_kinds))
-        self.has_honours = not present.isdisjoint(_HONOUR_KINDS)
-        self.only_edelstenen = present <= _EDEL_KINDS
-        self.only_honours = present <= _HONOUR_KINDS
-        self.only_terminals = present <= _TERMINAL_KINDS
-        self.only_simples = present <= _SIMPLE_KINDS
-        self.only_green = present <= _ALL_GREEN
+        present.update(kind(tile) for meld in hand.melds for tile in meld.tiles)
+        self.suits = sum(1 for suit_kinds in SUIT_KINDS.values() if not present.isdisjoint(suit_kinds))
+        self.has_honours = not present.isdisjoint(HONOUR_KINDS)
+        self.only_edelstenen = present <= TERMINAL_AND_HONOUR_KINDS
+        self.only_honours = present <= HONOUR_KINDS
+        self.only_terminals = present <= TERMINAL_KINDS
+        self.only_simples = present <= SIMPLE_KINDS
+        self.only_green = present <= GREEN_KINDS
         self.seat = 27 + WINDS.index(hand.seat_wind)
         self.wind = 27 + WINDS.index(hand.prevalent_wind)
         self.pair_points = _PAIR_ROWS[(self.seat, self.wind)]
@@ -161,9 +151,9 @@ class Reading:
                 chows += 1
                 continue
             triplets += 1
-            if k in _DRAGON_KINDS:
+            if k in DRAGON_KINDS:
                 dragons += 1
-            elif k in _HONOUR_KINDS:
+            elif k in HONOUR_KINDS:
                 winds += 1
                 own += k == facts.seat
                 prevailing += k == facts.wind
@@ -279,21 +269,21 @@ def _nine_gates(c: Sequence[int], settings: Settings) -> bool:
 
 def _with_four_winds(c: Sequence[int], settings: Settings) -> bool:
     # 1-9 + E S W N = 13 tiles; with 14 tiles, no dragon and no other suit, the 14th duplicates one.
-    return _one_to_nine_suit(c) is not None and all(c[k] for k in _WIND_KINDS) and \
-        not any(c[k] for k in _DRAGON_KINDS)
+    return _one_to_nine_suit(c) is not None and all(c[k] for k in WIND_KINDS) and \
+        not any(c[k] for k in DRAGON_KINDS)
 
 
 def _with_dragons_wind_pair(c: Sequence[int], settings: Settings) -> bool:
     base = _one_to_nine_suit(c)
     return base is not None and all(c[base + i] == 1 for i in range(9)) and \
-        all(c[k] == 1 for k in _DRAGON_KINDS) and sorted(c[k] for k in _WIND_KINDS) == [0, 0, 0, 2]
+        all(c[k] == 1 for k in DRAGON_KINDS) and sorted(c[k] for k in WIND_KINDS) == [0, 0, 0, 2]
 
 
 def _with_winds_dragon_pair(c: Sequence[int], settings: Settings) -> bool:
     base = _one_to_nine_suit(c)
     return base is not None and all(c[base + i] == 1 for i in range(9)) and \
-        sorted(c[k] for k in _WIND_KINDS) == [0, 1, 1, 1] and \
-        sorted(c[k] for k in _DRAGON_KINDS) == [0, 0, 2]
+        sorted(c[k] for k in WIND_KINDS) == [0, 1, 1, 1] and \
+        sorted(c[k] for k in DRAGON_KINDS) == [0, 0, 2]
 
 
 def _seven_pairs(c: Sequence[int], settings: Settings) -> bool:
@@ -375,7 +365,7 @@ def irregular_limit_hand(counts: Sequence[int], settings: Settings | None = None
         return None
     # Quick gate: every irregular shape is pairs only, holds 1-9 of a suit, or every edelsteen.
     if not (all(n % 2 == 0 for n in counts) or any(all(counts[b:b + 9]) for b in (0, 9, 18))
-            or all(counts[k] for k in _EDEL_KINDS)):
+            or all(counts[k] for k in TERMINAL_AND_HONOUR_KINDS)):
         return None
     for row in _IRREGULAR:
         if row.test(counts, settings):

@@ -17,13 +17,49 @@ SUIT_NAMES = {"m": "characters", "p": "dots", "s": "bamboo", "z": "honours", "f"
 WINDS = ("E", "S", "W", "N")
 WIND_NAMES = {"E": "East", "S": "South", "W": "West", "N": "North"}
 WIND_TILES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
-TILE_WINDS = {tile: wind for wind, tile in WIND_TILES.items()}
-DRAGON_TILES = ("5z", "6z", "7z")
+
+# -- tile kinds (index 0..33: 1m..9m 1p..9p 1s..9s E S W N White Green Red), the one
+# vocabulary every scorer tests its conditions with
 NUM_KINDS = 34  # playing tiles without flowers
-WIND_KINDS = frozenset(range(27, 31))
-DRAGON_KINDS = frozenset(range(31, 34))
-TERMINAL_AND_HONOUR_KINDS = frozenset([0, 8, 9, 17, 18, 26, *range(27, 34)])
+WIND_KINDS = (27, 28, 29, 30)       # East South West North, in seat order
+DRAGON_KINDS = (31, 32, 33)         # White Green Red
+HONOUR_KINDS = frozenset(range(27, 34))
+TERMINAL_KINDS = frozenset([0, 8, 9, 17, 18, 26])
+TERMINAL_AND_HONOUR_KINDS = TERMINAL_KINDS | HONOUR_KINDS   # the Dutch "edelstenen"
+SIMPLE_KINDS = frozenset(range(27)) - TERMINAL_KINDS
+SUIT_KINDS = {letter: frozenset(range(base, base + 9)) for letter, base in (("m", 0), ("p", 9), ("s", 18))}
 GREEN_KINDS = frozenset([19, 20, 21, 23, 25, 32])  # 2 3 4 6 8 bamboo, green dragon
+
+
+def kind_suit(k: int) -> str:
+    """The suit letter of a kind: m, p, s or z."""
+    return "mpsz"[k // 9]
+
+
+def kind_number(k: int) -> int:
+    """1..9 in a suit; 1..7 among the honours (East ... Red)."""
+    return k % 9 + 1
+
+
+def is_honour_kind(k: int) -> bool:
+    return k in HONOUR_KINDS
+
+
+def is_wind_kind(k: int) -> bool:
+    return k in WIND_KINDS
+
+
+def is_dragon_kind(k: int) -> bool:
+    return k in DRAGON_KINDS
+
+
+def is_terminal_kind(k: int) -> bool:
+    return k in TERMINAL_KINDS
+
+
+def is_terminal_or_honour_kind(k: int) -> bool:
+    return k in TERMINAL_AND_HONOUR_KINDS
+
 
 _NAMES = {
     "1z": "East", "2z": "South", "3z": "West", "4z": "North",
@@ -170,22 +206,6 @@ def suit(tile: str) -> str:
 def number(tile: str) -> int:
     """The tile's number (a red five is 5; honours 1..7)."""
     return 5 if tile[0] == "0" else int(tile[0])
-
-
-def is_honour(tile: str) -> bool:
-    return tile[1] == "z"
-
-
-def is_wind(tile: str) -> bool:
-    return tile[1] == "z" and tile[0] in "1234"
-
-
-def is_dragon(tile: str) -> bool:
-    return tile[1] == "z" and tile[0] in "567"
-
-
-def is_terminal(tile: str) -> bool:
-    return tile[1] in "mps" and tile[0] in "19"
 
 
 def is_bonus(tile: str) -> bool:

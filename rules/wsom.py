@@ -16,7 +16,9 @@ from typing import Literal
 from .decompose import Arrangement, Group, arrangements
 from .hand import Hand, HandError, Situation, validate_hand
 from .result import Line, Result, counted, invalid
-from .tiles import WINDS, WIND_TILES, format_tiles, kind, kind_tile, plain, tile_name
+from .tiles import (WINDS, WIND_TILES, format_tiles, is_dragon_kind, is_honour_kind, is_terminal_kind,
+                    is_terminal_or_honour_kind, is_wind_kind, kind, kind_number, kind_suit, kind_tile, plain,
+                    tile_name)
 
 RULES = "wsom"
 
@@ -41,34 +43,6 @@ class Settings:
 
 
 # -- tile facts on kind indices (0..33: 1m..9m 1p..9p 1s..9s E S W N White Green Red) -------
-
-def _suit(k: int) -> str:
-    return "mpsz"[k // 9]
-
-
-def _number(k: int) -> int:
-    return k % 9 + 1
-
-
-def _is_honour(k: int) -> bool:
-    return k >= 27
-
-
-def _is_wind(k: int) -> bool:
-    return 27 <= k <= 30
-
-
-def _is_dragon(k: int) -> bool:
-    return k >= 31
-
-
-def _is_terminal(k: int) -> bool:
-    return k < 27 and _number(k) in (1, 9)
-
-
-def _is_terminal_or_honour(k: int) -> bool:
-    return _is_honour(k) or _is_terminal(k)
-
 
 NINE_GATES_COUNTS = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 
@@ -121,11 +95,11 @@ class Context:
     @property
     def suits(self) -> set[str]:
         """The number suits present (m p s)."""
-        return {_suit(k) for k in self.kinds if not _is_honour(k)}
+        return {kind_suit(k) for k in self.kinds if not is_honour_kind(k)}
 
     @property
     def has_honours(self) -> bool:
-        return any(_is_honour(k) for k in self.kinds)
+        return any(is_honour_kind(k) for k in self.kinds)
 
     def triplets_where(self, test: Callable[[int], bool]) -> int:
         return sum(test(g.first) for g in self.triplets)
@@ -158,7 +132,7 @@ def _nine_gates(c: Context) -> bool:
 
 def _value_honours(c: Context) -> list[int]:
     """The dragon and seat-wind pungs/kongs, one entry per set (prevailing wind not valued)."""
-    return [g.first for g in c.triplets if _is_dragon(g.first) or g.first == c.seat_wind_kind]
+    return [g.first for g in c.triplets if is_dragon_kind(g.first) or g.first == c.seat_wind_kind]
 
 
 def _largest_identical_chows(c: Context) -> int:
@@ -171,18 +145,18 @@ def _identical_chow_twins(c: Context) -> int:
 
 
 def _three_similar_chows(c: Context) -> bool:
-    return any(len({_suit(g.first) for g in c.chows if _number(g.first) == n}) == 3
-               for n in {_number(g.first) for g in c.chows})
+    return any(len({kind_suit(g.first) for g in c.chows if kind_number(g.first) == n}) == 3
+               for n in {kind_number(g.first) for g in c.chows})
 
 
 def _similar_triplets(c: Context, small: bool) -> bool:
     """Three similar triplets; ``small``: two triplets and the pair in the third suit."""
     for n in range(1, 10):
-        suits = {_suit(g.first) for g in c.triplets if g.first < 27 and _number(g.first) == n}
+        suits = {kind_suit(g.first) for g in c.triplets if not is_honour_kind(g.first) and kind_number(g.first) == n}
         if len(suits) == 3 and not small:
             return True
         if small and len(suits) == 2 and c.pair_is(
-                lambda k: k < 27 and _number(k) == n and _suit(k) not in suits):
+                lambda k: not is_honour_kind(k) and kind_number(k) == n and kind_suit(k) not in suits):
             return True
     return False
 
@@ -194,11 +168,11 @@ def _nine_tile_straight(c: Context) -> bool:
 
 def _consecutive_triplets(c: Context) -> int:
     """The longest run of triplets of consecutive numbers in one suit (honours never run)."""
-    firsts = {g.first for g in c.triplets if g.first < 27}
+    firsts = {g.first for g in c.triplets if not is_honour_kind(g.first)}
     best = 0
     for k in firsts:
         run = 1
-        while k + run in firsts and _suit(k + run) == _suit(k):
+        while k + run in firsts and kind_suit(k + run) == kind_suit(k):
             run += 1
         best = max(best, run)
     return best
@@ -234,7 +208,7 @@ PATTERNS: tuple[Pattern, ...] = (
     # Spec: regular hands only.  Decision: a hand with no open meld stays concealed even
     # when the winning discard completes a pung (that pung is exposed only for 4.2).
     Pattern("1.2", "Concealed Hand", 5, lambda c: c.hand.fully_concealed, needs_sets=True),
-    Pattern("1.3", "No Terminals", 5, lambda c: not any(map(_is_terminal_or_honour, c.kinds))),
+    Pattern("1.3", "No Terminals", 5, lambda c: not any(map(is_terminal_or_honour_kind, c.kinds))),
     # 2 One-suit patterns
     # Decision: "one suit + honours" needs tiles of one suit and some honours; an All
     # Honours hand has no suit and is not Mixed One-Suit.
@@ -247,21 +221,21 @@ PATTERNS: tuple[Pattern, ...] = (
     # 3 Honour tiles
     Pattern("3.1", "Value Honour", 10, _value_honours, per_set=True, needs_sets=True),
     Pattern("3.2.1", "Small Three Dragons", 40,
-            lambda c: c.triplets_where(_is_dragon) == 2 and c.pair_is(_is_dragon), needs_sets=True),
-    Pattern("3.2.2", "Big Three Dragons", 130, lambda c: c.triplets_where(_is_dragon) == 3,
+            lambda c: c.triplets_where(is_dragon_kind) == 2 and c.pair_is(is_dragon_kind), needs_sets=True),
+    Pattern("3.2.2", "Big Three Dragons", 130, lambda c: c.triplets_where(is_dragon_kind) == 3,
             needs_sets=True, supersedes=("3.2.1",)),
     Pattern("3.3.1", "Small Three Winds", 30,
-            lambda c: c.triplets_where(_is_wind) == 2 and c.pair_is(_is_wind), needs_sets=True),
-    Pattern("3.3.2", "Big Three Winds", 120, lambda c: c.triplets_where(_is_wind) >= 3,
+            lambda c: c.triplets_where(is_wind_kind) == 2 and c.pair_is(is_wind_kind), needs_sets=True),
+    Pattern("3.3.2", "Big Three Winds", 120, lambda c: c.triplets_where(is_wind_kind) >= 3,
             needs_sets=True, supersedes=("3.3.1",)),
     Pattern("3.3.3", "Small Four Winds", 320,
-            lambda c: c.triplets_where(_is_wind) == 3 and c.pair_is(_is_wind), needs_sets=True,
+            lambda c: c.triplets_where(is_wind_kind) == 3 and c.pair_is(is_wind_kind), needs_sets=True,
             supersedes=("3.3.1", "3.3.2")),
-    Pattern("3.3.4", "Big Four Winds", 400, lambda c: c.triplets_where(_is_wind) == 4,
+    Pattern("3.3.4", "Big Four Winds", 400, lambda c: c.triplets_where(is_wind_kind) == 4,
             needs_sets=True, supersedes=("3.3.1", "3.3.2", "3.3.3")),
     # Regular or Seven Pairs (seven different honours).  Value Honour and the dragon and
     # wind patterns are other series and add (the limit caps the sum at 320 anyway).
-    Pattern("3.4", "All Honours", 320, lambda c: all(map(_is_honour, c.kinds))),
+    Pattern("3.4", "All Honours", 320, lambda c: all(map(is_honour_kind, c.kinds))),
     # 4 Triplets and kongs
     Pattern("4.1", "All Triplets", 30, lambda c: len(c.triplets) == 4, needs_sets=True),
     Pattern("4.2.1", "Two Concealed Triplets", 5, lambda c: c.concealed_triplets >= 2,
@@ -302,19 +276,19 @@ PATTERNS: tuple[Pattern, ...] = (
     # 8 Terminals.  The lesser patterns look at sets and the pair and need some chows
     # (without chows the hand is all terminals/honours: a greater pattern).
     Pattern("8.1.1", "Mixed Lesser Terminals", 40,
-            lambda c: bool(c.chows) and _every_group_holds(c, _is_terminal_or_honour),
+            lambda c: bool(c.chows) and _every_group_holds(c, is_terminal_or_honour_kind),
             needs_sets=True),
     Pattern("8.1.2", "Pure Lesser Terminals", 50,
-            lambda c: bool(c.chows) and _every_group_holds(c, _is_terminal), needs_sets=True,
+            lambda c: bool(c.chows) and _every_group_holds(c, is_terminal_kind), needs_sets=True,
             supersedes=("8.1.1",)),
     # Regular (then all triplets) or Seven Pairs; never Thirteen Terminals (spec).
     # Decision: an All Honours hand holds "only terminals and honours" and counts it too,
     # as Zung Jung does (no effect on V: All Honours already reaches the limit).
     Pattern("8.1.3", "Mixed Greater Terminals", 100,
             lambda c: c.arrangement.shape != "thirteen_orphans"
-            and all(map(_is_terminal_or_honour, c.kinds)),
+            and all(map(is_terminal_or_honour_kind, c.kinds)),
             supersedes=("8.1.1", "8.1.2")),
-    Pattern("8.1.4", "Pure Greater Terminals", 400, lambda c: all(map(_is_terminal, c.kinds)),
+    Pattern("8.1.4", "Pure Greater Terminals", 400, lambda c: all(map(is_terminal_kind, c.kinds)),
             supersedes=("8.1.1", "8.1.2", "8.1.3")),
     # 9 Incidental bonuses (they count on irregular hands too)
     Pattern("9.1.1", "Final Draw", 10, lambda c: c.situation.last_tile and c.hand.self_drawn),
