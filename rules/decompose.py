@@ -10,26 +10,26 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 
-from .hand import Hand
+from .hand import Hand, SetType
 from .tiles import NUM_KINDS, TERMINAL_AND_HONOUR_KINDS, kind, kind_tile, plain, to_counts
 
-_Set = tuple[str, int]  # ("chow" | "pung", first kind index)
+_Set = tuple[SetType, int]  # (chow or pung, first kind index)
 
 
 @dataclass(frozen=True)
 class Group:
     """A set or the pair of an arrangement."""
 
-    type: str          # "chow", "pung", "kong" or "pair"
+    type: SetType
     first: int         # kind index of the lowest tile
     concealed: bool    # not exposed: held in the hand or a concealed kong
     declared: bool = False  # laid on the table as a meld
 
     @property
     def kinds(self) -> list[int]:
-        if self.type == "chow":
+        if self.type == SetType.CHOW:
             return [self.first, self.first + 1, self.first + 2]
-        return [self.first] * {"pung": 3, "kong": 4, "pair": 2}[self.type]
+        return [self.first] * {SetType.PUNG: 3, SetType.KONG: 4, SetType.PAIR: 2}[self.type]
 
     @property
     def tile(self) -> str:
@@ -39,7 +39,7 @@ class Group:
     @property
     def is_triplet(self) -> bool:
         """A pung or a kong."""
-        return self.type in ("pung", "kong")
+        return self.type in (SetType.PUNG, SetType.KONG)
 
     @property
     def suit(self) -> str:
@@ -56,11 +56,11 @@ class Arrangement:
 
     @property
     def sets(self) -> list[Group]:
-        return [g for g in self.groups if g.type != "pair"]
+        return [g for g in self.groups if g.type != SetType.PAIR]
 
     @property
     def pair(self) -> Group | None:
-        pairs = [g for g in self.groups if g.type == "pair"]
+        pairs = [g for g in self.groups if g.type == SetType.PAIR]
         return pairs[0] if self.shape == "regular" and pairs else None
 
     @property
@@ -84,12 +84,12 @@ def _suit_readings(counts: tuple[int, ...], honours: bool) -> tuple[tuple[tuple[
     if c[first] >= 3:
         c[first] -= 3
         for sets, pair in _suit_readings(tuple(c), honours):
-            readings.append(((("pung", first), *sets), pair))
+            readings.append((((SetType.PUNG, first), *sets), pair))
         c[first] += 3
     if not honours and first <= 6 and c[first + 1] and c[first + 2]:
         c[first] -= 1; c[first + 1] -= 1; c[first + 2] -= 1
         for sets, pair in _suit_readings(tuple(c), honours):
-            readings.append(((("chow", first), *sets), pair))
+            readings.append((((SetType.CHOW, first), *sets), pair))
         c[first] += 1; c[first + 1] += 1; c[first + 2] += 1
     if c[first] >= 2:
         c[first] -= 2
@@ -189,8 +189,8 @@ def _with_win_group(shape: str, groups: list[Group], hand: Hand) -> list[Arrange
         if group.declared or win not in group.kinds or (group.type, group.first) in seen:
             continue
         seen.add((group.type, group.first))
-        if group.type == "pung" and not hand.self_drawn:
-            group = Group("pung", group.first, concealed=False)
+        if group.type == SetType.PUNG and not hand.self_drawn:
+            group = Group(SetType.PUNG, group.first, concealed=False)
         options.append(Arrangement(shape, tuple(groups[:index]) + (group,) + tuple(groups[index + 1:]), index))
     return options
 
@@ -207,10 +207,10 @@ def arrangements(hand: Hand, seven_pairs: bool = True, thirteen_orphans: bool = 
     if sum(counts) + 3 * len(melds) == 14:
         for sets, pair in regular_readings(counts):
             groups = melds + [Group(t, k, concealed=True) for t, k in sets] + \
-                [Group("pair", pair, concealed=True)]
+                [Group(SetType.PAIR, pair, concealed=True)]
             result.extend(_with_win_group("regular", groups, hand))
     if not melds and seven_pairs and is_seven_pairs(counts, distinct_pairs):
-        groups = [Group("pair", k, concealed=True) for k, c in enumerate(counts) for _ in range(c // 2)]
+        groups = [Group(SetType.PAIR, k, concealed=True) for k, c in enumerate(counts) for _ in range(c // 2)]
         result.extend(_with_win_group("seven_pairs", groups, hand))
     if not melds and thirteen_orphans and is_thirteen_orphans(counts):
         result.append(Arrangement("thirteen_orphans", ()))

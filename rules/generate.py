@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from .hand import Hand, Meld, Situation
+from .hand import Hand, Meld, SetType, Situation
 from .tiles import WINDS, kind_tile
 
 _SUITED = [k for k in range(27)]
@@ -48,16 +48,16 @@ def random_winning_hand(rng: random.Random, meld_rate: float = 0.3, kong_rate: f
             honours = rng.random() < honour_rate
             if not honours and rng.random() < 0.5:
                 first = rng.choice([k for k in _SUITED if k % 9 <= 6])
-                kinds, set_type = [first, first + 1, first + 2], "chow"
+                kinds, set_type = [first, first + 1, first + 2], SetType.CHOW
             else:
                 k = rng.randrange(27, 34) if honours else rng.choice(_SUITED)
                 is_kong = rng.random() < kong_rate
-                kinds, set_type = [k] * (4 if is_kong else 3), "kong" if is_kong else "pung"
+                kinds, set_type = [k] * (4 if is_kong else 3), SetType.KONG if is_kong else SetType.PUNG
             if not _take(pool, kinds):
                 continue
             tiles = _codes(kinds, red, rng, red_rate)
-            if set_type == "kong":
-                melds.append(Meld("kong", tiles, open=rng.random() < 0.5))
+            if set_type == SetType.KONG:
+                melds.append(Meld(SetType.KONG, tiles, open=rng.random() < 0.5))
             elif rng.random() < meld_rate:
                 melds.append(Meld(set_type, tiles, open=True))
             else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any
 
 from .tiles import (
@@ -14,7 +15,23 @@ from .tiles import (
     parse_tiles, plain, tile_name,
 )
 
-MELD_TYPES = ("chow", "pung", "kong")
+class SetType(str, Enum):
+    """The kinds of set, as the notation and the JSON write them ("chow", ...): one
+    vocabulary for the hand, the scorers and the layout of a photo."""
+
+    CHOW = "chow"
+    PUNG = "pung"
+    KONG = "kong"
+    PAIR = "pair"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+MELD_TYPES = (SetType.CHOW, SetType.PUNG, SetType.KONG)  # what a declared meld can be
 SITUATION_FLAGS = ("riichi", "double_riichi", "ippatsu", "last_tile", "kong_replacement",
                    "robbing_kong", "first_turn")
 
@@ -31,7 +48,7 @@ class HandError(ValueError):
 class Meld:
     """A declared set: ``open`` is False only for a concealed kong."""
 
-    type: str
+    type: SetType
     tiles: tuple[str, ...]
     open: bool = True
 
@@ -41,14 +58,14 @@ class Meld:
 
     @property
     def is_kong(self) -> bool:
-        return self.type == "kong"
+        return self.type == SetType.KONG
 
     @property
     def first(self) -> int:
         return min(kind(t) for t in self.tiles)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "tiles": format_tiles(self.tiles), "open": self.open}
+        return {"type": str(self.type), "tiles": format_tiles(self.tiles), "open": self.open}
 
 
 @dataclass(frozen=True)
@@ -169,15 +186,15 @@ def hand_from_dict(data: Any) -> Hand:
         meld_type = meld.get("type")
         tiles = _tiles_field(meld["tiles"], f"meld {number}")
         if meld_type is None:  # infer the obvious type from the tiles
-            meld_type = {3: "pung" if len({plain(t) for t in tiles}) == 1 else "chow",
-                         4: "kong"}.get(len(tiles), "?")
+            meld_type = {3: SetType.PUNG if len({plain(t) for t in tiles}) == 1 else SetType.CHOW,
+                         4: SetType.KONG}.get(len(tiles), "?")
         if meld_type not in MELD_TYPES:
             raise HandError(f"meld {number}: unknown type {meld_type!r} (chow, pung or kong)",
                             "notation")
         is_open = meld.get("open", True)
         if not isinstance(is_open, bool):
             raise HandError(f"meld {number}: 'open' must be true or false", "notation")
-        melds.append(Meld(meld_type, tiles, is_open))
+        melds.append(Meld(SetType(meld_type), tiles, is_open))
     win_tile = data.get("win_tile")
     if win_tile is not None:
         if not isinstance(win_tile, str):
@@ -223,18 +240,18 @@ def hand_from_json(text: str) -> Hand:
 def validate_meld(meld: Meld) -> None:
     kinds = sorted(kind(t) for t in meld.tiles)
     written = format_tiles(meld.tiles)
-    if meld.type == "chow":
+    if meld.type == SetType.CHOW:
         if len(kinds) != 3 or meld.tiles[0][1] not in "mps" or \
                 kinds != [kinds[0], kinds[0] + 1, kinds[0] + 2] or \
                 len({t[1] for t in meld.tiles}) != 1:
             raise HandError(f"{written} is not a chow: a chow is three consecutive tiles "
                             "of one suit", "bad_meld")
     else:
-        size = 3 if meld.type == "pung" else 4
+        size = 3 if meld.type == SetType.PUNG else 4
         if len(kinds) != size or len(set(kinds)) != 1:
             raise HandError(f"{written} is not a {meld.type}: a {meld.type} is {size} "
                             "identical tiles", "bad_meld")
-    if meld.type != "kong" and not meld.open:
+    if meld.type != SetType.KONG and not meld.open:
         raise HandError(f"{meld.type} {written} cannot be concealed: only a kong is declared "
                         "concealed; leave concealed sets among the concealed tiles", "bad_meld")
 

@@ -31,7 +31,7 @@ from mahjong.hand_calculating.hand_response import HandResponse
 from mahjong.meld import Meld as LibraryMeld
 
 from .decompose import arrangements, hand_waits
-from .hand import Hand, HandError, validate_hand
+from .hand import Hand, HandError, SetType, validate_hand
 from .result import Line, Result, counted, invalid
 from .tiles import (
     WINDS, dora_from_indicator, is_red, is_simple, kind, plain, tile_name, wind_tile,
@@ -151,7 +151,7 @@ class _Tile136:
         return choice
 
 
-_MELD_TYPES = {"chow": LibraryMeld.CHI, "pung": LibraryMeld.PON, "kong": LibraryMeld.KAN}
+_MELD_TYPES = {SetType.CHOW: LibraryMeld.CHI, SetType.PUNG: LibraryMeld.PON, SetType.KONG: LibraryMeld.KAN}
 
 
 def to_library(hand: Hand, settings: Settings, with_ura: bool | None = None) -> LibraryHand:

@@ -18,7 +18,7 @@ from itertools import combinations
 from typing import Any
 
 from .decompose import arrangements, hand_waits, is_thirteen_orphans
-from .hand import Hand, HandError, expected_tile_count, hand_from_dict, validate_hand
+from .hand import Hand, HandError, SetType, expected_tile_count, hand_from_dict, validate_hand
 from .result import Line, Result, counted, invalid
 from .tiles import (DRAGON_KINDS, GREEN_KINDS, HONOUR_KINDS, SIMPLE_KINDS, SUIT_KINDS, TERMINAL_AND_HONOUR_KINDS,
                     TERMINAL_KINDS, WIND_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name, to_counts)
@@ -61,7 +61,7 @@ _TILE_NAMES = [tile_name(kind_tile(k)) for k in range(34)]
 class SetPoints:
     dutch: str
     english: str
-    type: str          # chow, pung, kong
+    type: SetType
     edelstenen: bool   # terminals or honours (False: simples; chows: either)
     op_stok: int       # concealed
     op_tafel: int      # exposed
@@ -69,11 +69,11 @@ class SetPoints:
 
 SET_POINTS = (
     #          rulebook                    English                        set     edel   stok tafel
-    SetPoints("Chow",                      "Chow",                        "chow", False,  0,  0),
-    SetPoints("Pung van simpele stenen",   "Pung of simples",             "pung", False,  4,  2),
-    SetPoints("Pung van edelstenen",       "Pung of terminals or honours", "pung", True,   8,  4),
-    SetPoints("Kong van simpele stenen",   "Kong of simples",             "kong", False, 16,  8),
-    SetPoints("Kong van edelstenen",       "Kong of terminals or honours", "kong", True,  32, 16),
+    SetPoints("Chow",                      "Chow",                        SetType.CHOW, False,  0,  0),
+    SetPoints("Pung van simpele stenen",   "Pung of simples",             SetType.PUNG, False,  4,  2),
+    SetPoints("Pung van edelstenen",       "Pung of terminals or honours", SetType.PUNG, True,   8,  4),
+    SetPoints("Kong van simpele stenen",   "Kong of simples",             SetType.KONG, False, 16,  8),
+    SetPoints("Kong van edelstenen",       "Kong of terminals or honours", SetType.KONG, True,  32, 16),
 )
 
 
@@ -93,7 +93,7 @@ PAIR_POINTS = (
 )
 
 _SET_ROW = {(row.type, row.edelstenen): row for row in SET_POINTS}
-_SET_ROW[("chow", True)] = SET_POINTS[0]  # a chow scores nothing, whatever its tiles
+_SET_ROW[(SetType.CHOW, True)] = SET_POINTS[0]  # a chow scores nothing, whatever its tiles
 # Pair rows per kind for every (seat wind kind, prevailing wind kind).
 _PAIR_ROWS = {(seat, wind): {k: tuple(row for row in PAIR_POINTS if row.applies(k, seat, wind))
                              for k in HONOUR_KINDS}
@@ -147,7 +147,7 @@ class Reading:
         self.sets, self.pairs, self.facts, self.hand, self.winner = sets, pairs, facts, hand, winner
         chows = triplets = dragons = winds = own = prevailing = concealed = concealed_kongs = 0
         for set_type, k, is_concealed in sets:
-            if set_type == "chow":
+            if set_type == SetType.CHOW:
                 chows += 1
                 continue
             triplets += 1
@@ -158,9 +158,9 @@ class Reading:
                 own += k == facts.seat
                 prevailing += k == facts.wind
             # "Drie pungs (en/of kongs) op stok (nb: een open kong geldt hierbij als een pung op stok)"
-            if is_concealed or set_type == "kong":
+            if is_concealed or set_type == SetType.KONG:
                 concealed += 1
-            if is_concealed and set_type == "kong":
+            if is_concealed and set_type == SetType.KONG:
                 concealed_kongs += 1
         self.chows, self.triplets, self.wind_triplets = chows, triplets, winds
         self.dragon_triplets, self.own_wind_triplets = dragons, own
@@ -500,7 +500,7 @@ def _winner(hand: Hand, facts: HandFacts, settings: Settings) -> Result:
     for arrangement in arrangements(hand, seven_pairs=False, thirteen_orphans=False):
         sets, pairs = [], []
         for group in arrangement.groups:
-            if group.type == "pair":
+            if group.type == SetType.PAIR:
                 pairs.append(group.first)
             else:
                 sets.append((group.type, group.first, group.concealed))
@@ -534,7 +534,7 @@ def _non_winner(hand: Hand, facts: HandFacts, settings: Settings) -> Result:
     pairs = []
     for k, n in enumerate(facts.concealed_counts):
         if n >= 3:
-            sets.append(("pung", k, True))
+            sets.append((SetType.PUNG, k, True))
         elif n == 2 and facts.pair_points.get(k):
             pairs.append(k)
     if pairs and not settings.non_winner_every_pair:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .decompose import Arrangement, Group, arrangements
-from .hand import Hand, HandError, Situation, validate_hand
+from .hand import Hand, HandError, SetType, Situation, validate_hand
 from .result import Line, Result, counted, invalid
 from .tiles import (WINDS, WIND_TILES, format_tiles, is_dragon_kind, is_honour_kind, is_terminal_kind,
                     is_terminal_or_honour_kind, is_wind_kind, kind, kind_number, kind_suit, kind_tile, plain,
@@ -75,7 +75,7 @@ class Context:
 
     @property
     def chows(self) -> list[Group]:
-        return [g for g in self.sets if g.type == "chow"]
+        return [g for g in self.sets if g.type == SetType.CHOW]
 
     @property
     def triplets(self) -> list[Group]:
@@ -84,7 +84,7 @@ class Context:
 
     @property
     def kongs(self) -> int:
-        return sum(g.type == "kong" for g in self.sets)
+        return sum(g.type == SetType.KONG for g in self.sets)
 
     @property
     def concealed_triplets(self) -> int:
@@ -405,7 +405,7 @@ def arrangement_text(arrangement: Arrangement, hand: Hand) -> str:
     """'123m 123m 123m 555p 99s': the sets in tile order, then the pair."""
     if arrangement.shape == "thirteen_orphans":
         return format_tiles(plain(t) for t in hand.concealed)
-    order = sorted(arrangement.groups, key=lambda g: (g.type == "pair" and
+    order = sorted(arrangement.groups, key=lambda g: (g.type == SetType.PAIR and
                                                        arrangement.shape == "regular", g.first))
     return " ".join(_group_text(g) for g in order)
 

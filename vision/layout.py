@@ -35,6 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
+from rules.hand import SetType
 from rules.tiles import plain, sort_key, tile_name
 
 from .detections import TileDetection
@@ -86,7 +87,7 @@ MIN_FULL_HAND = 8
 class MeldLayout:
     """A declared set as laid out: its detections in reading order."""
 
-    type: str                 # "chow", "pung", "kong", or "?" when the tiles make no set
+    type: SetType | str       # chow, pung or kong; "?" when the tiles make no set
     open: bool                # False only for a concealed kong (two face-down tiles)
     tiles: list[str]          # the faces read, "back" for a face-down tile
     indices: list[int]        # detection indices, reading order
@@ -96,7 +97,7 @@ class MeldLayout:
     def hand_tiles(self) -> list[str]:
         """The tiles of the set, the face-down tiles of a concealed kong filled in."""
         faces = [t for t in self.tiles if t != BACK]
-        if self.type == "kong" and faces and len(faces) < 4:
+        if self.type == SetType.KONG and faces and len(faces) < 4:
             return faces + [plain(faces[0])] * (4 - len(faces))
         return faces
 
@@ -126,7 +127,7 @@ class HandLayout:
 
     @property
     def kong_count(self) -> int:
-        return sum(m.type == "kong" for m in self.melds)
+        return sum(m.type == SetType.KONG for m in self.melds)
 
     def reading(self) -> tuple[list[str], str | None, list[tuple[str, bool, str]]]:
         """What the hand holds, whatever the order it was read in: sorted concealed tiles,
@@ -695,14 +696,14 @@ def _reading_direction(row: _Row, detections: Sequence[TileDetection],
 def _meld_type(tiles: list[str]) -> str:
     faces = [plain(t) for t in tiles if t != BACK]
     if len(tiles) == 4 and len(set(faces)) <= 1 and (len(faces) >= 2 or len(faces) == 0):
-        return "kong"
+        return SetType.KONG
     if len(tiles) == 3 and len(faces) == 3:
         if len(set(faces)) == 1:
-            return "pung"
+            return SetType.PUNG
         ordered = sorted(faces, key=sort_key)
         if ordered[0][1] in "mps" and len({f[1] for f in faces}) == 1 and \
                 [int(f[0]) for f in ordered] == list(range(int(ordered[0][0]), int(ordered[0][0]) + 3)):
-            return "chow"
+            return SetType.CHOW
     return "?"
 
 
@@ -918,7 +919,7 @@ def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list
     """What stops a hand from being scored as laid out (sentences), beyond the tile count."""
     out = []
     for meld in hand.melds:
-        if meld.type == "kong" and not any(t != BACK for t in meld.tiles):
+        if meld.type == SetType.KONG and not any(t != BACK for t in meld.tiles):
             out.append("a concealed kong lies with all four tiles face down: turn up the two middle "
                        "ones so it can be read")
         elif meld.type == "?":
@@ -1229,7 +1230,7 @@ def _add_to_kong(i: int, hand: HandLayout, detections: Sequence[TileDetection], 
 
     same = plain(d.tile)
     for meld in hand.melds:
-        if len(meld.tiles) != 3 or meld.type != "pung" or plain(meld.tiles[0]) != same:
+        if len(meld.tiles) != 3 or meld.type != SetType.PUNG or plain(meld.tiles[0]) != same:
             continue
         partner = next((j for j in meld.sideways if across(j)), None)
         if partner is None:
@@ -1249,7 +1250,7 @@ def _add_to_kong(i: int, hand: HandLayout, detections: Sequence[TileDetection], 
         if all(plain(detections[j].tile) == same for j in run) and any(across(j) for j in run) and \
                 hand.win_index not in run:
             partner = next(j for j in run if across(j))
-            meld = MeldLayout(type="kong", open=True, tiles=[detections[j].tile for j in run] + [d.tile],
+            meld = MeldLayout(type=SetType.KONG, open=True, tiles=[detections[j].tile for j in run] + [d.tile],
                               indices=run + [i], sideways=[partner, i])
             hand.melds.append(meld)
             hand.concealed_indices = order[:k] + order[k + 3:]
