@@ -139,13 +139,13 @@ class Reading:
     """A hand read as sets (type, kind, concealed) and pairs, with the counts the rows ask."""
 
     __slots__ = ("sets", "pairs", "facts", "hand", "winner", "chows", "triplets",
-                 "dragon_triplets", "own_wind_triplets", "prevailing_wind_triplets",
+                 "dragon_triplets", "own_wind_triplets", "prevalent_wind_triplets",
                  "concealed_triplets", "concealed_kongs", "wind_triplets")
 
     def __init__(self, sets: list[tuple[str, int, bool]], pairs: list[int], facts: HandFacts,
                  hand: Hand, winner: bool):
         self.sets, self.pairs, self.facts, self.hand, self.winner = sets, pairs, facts, hand, winner
-        chows = triplets = dragons = winds = own = prevailing = concealed = concealed_kongs = 0
+        chows = triplets = dragons = winds = own = prevalent = concealed = concealed_kongs = 0
         for set_type, k, is_concealed in sets:
             if set_type == SetType.CHOW:
                 chows += 1
@@ -156,7 +156,7 @@ class Reading:
             elif k in HONOUR_KINDS:
                 winds += 1
                 own += k == facts.seat
-                prevailing += k == facts.wind
+                prevalent += k == facts.wind
             # "Drie pungs (en/of kongs) op stok (nb: een open kong geldt hierbij als een pung op stok)"
             if is_concealed or set_type == SetType.KONG:
                 concealed += 1
@@ -164,7 +164,7 @@ class Reading:
                 concealed_kongs += 1
         self.chows, self.triplets, self.wind_triplets = chows, triplets, winds
         self.dragon_triplets, self.own_wind_triplets = dragons, own
-        self.prevailing_wind_triplets, self.concealed_triplets = prevailing, concealed
+        self.prevalent_wind_triplets, self.concealed_triplets = prevalent, concealed
         self.concealed_kongs = concealed_kongs
 
 
@@ -189,7 +189,7 @@ DOUBLINGS = (
     Doubling("Pung (of kong) van eigen winden", "Pung of own wind", 1, "own wind",
              lambda r: r.own_wind_triplets),
     Doubling("Pung (of kong) van heersende winden", "Pung of prevailing wind", 1, "prevailing wind",
-             lambda r: r.prevailing_wind_triplets),
+             lambda r: r.prevalent_wind_triplets),
     Doubling("Drie pungs (en/of kongs) op stok", "Three concealed pungs", 1, "concealed sets",
              lambda r: r.concealed_triplets >= 3),
     Doubling("Drie kongs op stok", "Three concealed kongs", 2, "concealed sets",
