@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from rules.context import CONTEXT_FIELDS, ContextError, context_from_fields, unknown_fields
 from rules.tiles import WINDS, format_tiles, plain, tile_name, tile_unicode
 
 from .detections import Recognizer, TileDetection
@@ -28,9 +29,8 @@ from .layout import DOUBTFUL_FACE, HandLayout, Layout, copies_problem, find_layo
 MAX_BYTES = 20 * 1024 * 1024
 MAX_PIXELS = 50_000_000
 MIN_SIDE = 16
-CONTEXT_KEYS = ("seat_wind", "prevalent_wind", "self_drawn", "discarder", "win_tile", "situation",
-                "dora_indicators", "ura_dora_indicators", "dora_region", "seats", "min_confidence",
-                "min_face_confidence")
+# what a scan's context may hold beyond the hand's context (rules.context.CONTEXT_FIELDS)
+PHOTO_KEYS = ("dora_region", "seats", "min_confidence", "min_face_confidence")
 
 
 class ScanError(ValueError):
@@ -273,9 +273,10 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
                     name: str = "image") -> dict[str, Any]:
     """The scan of a photo whose tiles were already read (scan_image without the model)."""
     context = dict(context or {})
-    unknown = sorted(set(context) - set(CONTEXT_KEYS))
+    unknown = unknown_fields(context, PHOTO_KEYS)
     if unknown:
-        raise ScanError(f"unknown context field(s): {', '.join(unknown)} (known: {', '.join(CONTEXT_KEYS)})")
+        raise ScanError(f"unknown context field(s): {', '.join(unknown)} "
+                        f"(known: {', '.join(CONTEXT_FIELDS + PHOTO_KEYS)})")
     detections = list(detections)
     layout = find_layout(detections, win_tile=context.get("win_tile"), dora_region=context.get("dora_region"),
                          min_confidence=float(context.get("min_confidence", 0.5)),
@@ -658,29 +659,20 @@ def configure_scan(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The scan context of the command-line flags; ScanError for a malformed value."""
-    from rules.tiles import NotationError, parse_tile, parse_tiles
-    context: dict[str, Any] = {"min_confidence": args.min_confidence,
-                               "min_face_confidence": args.min_face_confidence}
-    if args.seat:
-        context["seat_wind"] = args.seat
-    if args.prevalent:
-        context["prevalent_wind"] = args.prevalent
+    """The scan context of the command-line flags (read by rules.context, as the page's
+    fields are); ScanError for a malformed value."""
+    if args.self_drawn and args.discarder:
+        raise ScanError("--self-drawn and --discarder contradict each other: a self-drawn win has no discarder")
+    fields = {"seat_wind": args.seat, "prevalent_wind": args.prevalent, "discarder": args.discarder,
+              "win_tile": args.win_tile, "dora_indicators": args.dora, "ura_dora_indicators": args.ura_dora,
+              "situation": list(args.situation or [])}
     if args.self_drawn:
-        context["self_drawn"] = True
-    if args.discarder:
-        context["discarder"] = args.discarder
+        fields["self_drawn"] = True
     try:
-        if args.win_tile:
-            context["win_tile"] = parse_tile(args.win_tile)
-        if args.dora:
-            context["dora_indicators"] = parse_tiles(args.dora)
-        if args.ura_dora:
-            context["ura_dora_indicators"] = parse_tiles(args.ura_dora)
-    except NotationError as error:
+        context = context_from_fields(fields)
+    except ContextError as error:
         raise ScanError(str(error)) from None
-    if args.situation:
-        context["situation"] = {flag: True for flag in args.situation}
+    context.update(min_confidence=args.min_confidence, min_face_confidence=args.min_face_confidence)
     if args.dora_region:
         try:
             region = [float(v) for v in args.dora_region.split(",")]

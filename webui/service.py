@@ -19,9 +19,10 @@ import typing
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rules.hand import SITUATION_FLAGS
+from rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
+from rules.context import context_from_fields as rules_context
 from rules.registry import RULE_SETS, OptionError, rules_module, score
-from rules.tiles import WINDS, NotationError, parse_tile, parse_tiles
+from rules.tiles import WINDS
 from rules.win_tile import score_or_ask
 
 from .desk import TournamentDesk
@@ -67,70 +68,13 @@ class ServiceError(Exception):
 
 # ---------------------------------------------------------------- request fields -> context
 
-_TRUE = {"1", "true", "on", "yes"}
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in _TRUE
-
-
-def _wind(value: Any, field: str) -> str | None:
-    if value in (None, ""):
-        return None
-    text = str(value).strip().upper()
-    if text not in WINDS:
-        raise ServiceError(f"{field} must be one of E, S, W, N (got {value!r})")
-    return text
-
-
 def context_from_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The hand context from form fields (or a JSON ``context`` object).
-
-    ``win`` is ``self_drawn`` or ``discard`` (then ``discarder`` is the discarder's seat
-    wind); situation flags are checkboxes named after the contract's flags; dora
-    indicators are written in tile notation.
-    """
-    context: dict[str, Any] = {}
-    for key in ("seat_wind", "prevalent_wind"):
-        wind = _wind(fields.get(key), key)
-        if wind:
-            context[key] = wind
-    win = str(fields.get("win", "") or "").strip()
-    if "self_drawn" in fields:
-        context["self_drawn"] = _flag(fields["self_drawn"])
-    if win == "self_drawn":
-        context["self_drawn"] = True
-    elif win == "discard":
-        context["self_drawn"] = False
-    if win == "none":  # a hand that did not win (Rode Draak scores every hand)
-        context["self_drawn"] = False
-    elif not context.get("self_drawn"):
-        discarder = _wind(fields.get("discarder"), "discarder")
-        if discarder:
-            context["discarder"] = discarder
-    situation = fields.get("situation")
-    if isinstance(situation, Mapping):
-        context["situation"] = {k: _flag(v) for k, v in situation.items()}
-    else:
-        flags = {flag: _flag(fields[flag]) for flag in SITUATION_FLAGS if flag in fields}
-        if flags:
-            context["situation"] = flags
-    if fields.get("win_tile"):  # the winning tile, when the photo does not set it apart
-        try:
-            context["win_tile"] = parse_tile(str(fields["win_tile"]))
-        except NotationError as error:
-            raise ServiceError(f"win tile: {error}") from None
-    for key in ("dora_indicators", "ura_dora_indicators"):
-        value = fields.get(key)
-        if value in (None, "", []):
-            continue
-        try:
-            context[key] = parse_tiles("".join(value) if isinstance(value, list) else str(value))
-        except NotationError as error:
-            raise ServiceError(f"{key.replace('_', ' ')}: {error}") from None
-    # how sure a reading must be not to be asked about (a referee may want to see more)
+    """The hand context of a form, query string or JSON ``context`` (rules.context reads it),
+    and how sure a reading must be not to be asked about (a referee may want to see more)."""
+    try:
+        context = rules_context(fields)
+    except ContextError as error:
+        raise ServiceError(str(error)) from None
     for key in ("min_confidence", "min_face_confidence"):
         if fields.get(key) not in (None, ""):
             context[key] = _share(fields[key], key)
@@ -157,19 +101,17 @@ def _options(value: Any, what: str = "options", of: str = "setting names and val
     return dict(value)
 
 
-# the fields a JSON ``context`` object may have (a form carries others too: rules, image...)
-CONTEXT_FIELDS = ("seat_wind", "prevalent_wind", "win", "self_drawn", "discarder", "situation",
-                  "win_tile", "dora_indicators", "ura_dora_indicators", "min_confidence",
-                  "min_face_confidence") + tuple(SITUATION_FLAGS)
+# a JSON ``context`` object: the hand's context fields and the photo's confidence thresholds
+PHOTO_FIELDS = ("min_confidence", "min_face_confidence")
 
 
 def _context_object(value: Any) -> dict[str, Any]:
     """A JSON ``context`` field: an object of known context fields (a typo is said, not ignored)."""
     context = _options(value, "context", "context fields (seat_wind, win, ...)")
-    unknown = sorted(set(context) - set(CONTEXT_FIELDS))
+    unknown = unknown_fields(context, PHOTO_FIELDS)
     if unknown:
         raise ServiceError(f"unknown context field(s): {', '.join(unknown)} "
-                           f"(known: {', '.join(CONTEXT_FIELDS)})")
+                           f"(known: {', '.join(CONTEXT_FIELDS + PHOTO_FIELDS)})")
     return context
 
 
@@ -613,12 +555,11 @@ class TableAssistant:
         except ImportError:
             raise ServiceError("table settlement is not available in this installation", 503) \
                 from None
-        table = {"rules": "rode-draak",
-                 "prevalent_wind": _wind(payload.get("prevalent_wind"), "prevalent_wind") or "E",
-                 "hands": dict(payload["hands"])}
         try:
+            table = {"rules": "rode-draak", "hands": dict(payload["hands"]),
+                     "prevalent_wind": wind_field(payload.get("prevalent_wind"), "prevalent_wind") or "E"}
             return settle_table(table, _options(payload.get("options")))
-        except (TableError, OptionError) as error:
+        except (TableError, OptionError, ContextError) as error:
             raise ServiceError(str(error)) from None
 
     # -- live
