@@ -21,7 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.detections import TileDetection  # noqa: E402
-from vision.scan import ScanError, decode_image, scan_detections  # noqa: E402
+from vision.image_input import ScanError, decode_image  # noqa: E402
+from vision.scan import scan_detections  # noqa: E402
 
 
 def synthetic_photos(count: int, size: int, seed: int) -> list[tuple[str, bytes, list[TileDetection]]]:

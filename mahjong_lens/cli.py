@@ -24,7 +24,7 @@ COMMANDS = {
     "train": ("vision.train", "train the tile recogniser"),
     "export": ("vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
     "eval": ("vision.evaluate", "measure the tile recogniser on labelled photos"),
-    "scan": ("vision.scan", "read the hand(s) in photos and score them"),
+    "scan": ("mahjong_lens.scan_command", "read the hand(s) in photos and score them"),
     "serve": ("webui.app", "start the table assistant web page"),
 }
 

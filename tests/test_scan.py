@@ -18,10 +18,10 @@ from rules.registry import score
 from rules.tiles import tile_unicode
 from vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
 from vision.detections import TileDetection
-from vision.scan import (
-    ScanError, annotate, decode_image, detections_from_json, exif_orientation, image_size, scan_detections,
-    scan_image, summary,
-)
+from mahjong_lens.scan_command import detections_from_json, summary
+from vision.drawing import annotate
+from vision.image_input import ScanError, decode_image, exif_orientation, image_size
+from vision.scan import scan_detections, scan_image
 
 from test_layout import TILE_W, place, row
 

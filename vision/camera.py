@@ -142,7 +142,8 @@ def watch(source: int | str | Camera, recognizer: Recognizer, context: dict | No
     Every ``every``-th frame is read by the recogniser (the others show the last reading),
     so a slow model can follow a live camera.
     """
-    from .scan import annotate, scan_image
+    from .drawing import annotate
+    from .scan import scan_image
     camera = source if isinstance(source, Camera) else Camera(source)
     voter = TemporalVoter(window, min_agreement)
     last_scan: dict | None = None

@@ -26,7 +26,7 @@ from rules.tiles import WINDS
 from rules.win_tile import score_or_ask
 
 from .desk import TournamentDesk
-from .store import Check, CheckStore, image_extension
+from .store import Check, CheckStore
 from .tournament_store import TournamentStore
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -142,9 +142,10 @@ class _SerialRecognizer:
             return self._recognizer.detect(image)
 
 
-def _vision_scan():
+def _vision(module: str):
+    """vision.<module>, imported on first use (the page's scoring needs none of it)."""
     try:
-        return importlib.import_module("vision.scan")
+        return importlib.import_module(f"vision.{module}")
     except ImportError as error:
         raise ServiceError(f"photo reading is not available in this installation ({error})", 503) \
             from None
@@ -254,7 +255,7 @@ class LiveFeed:
         if seen is None:
             return frame
         try:
-            return _vision_scan().annotate(frame, _boxes_only(seen.plain))
+            return _vision("drawing").annotate(frame, _boxes_only(seen.plain))
         except Exception:  # a drawing problem must never stop the stream
             return frame
 
@@ -418,7 +419,7 @@ class TableAssistant:
 
     def scan_image(self, image: Any, context: dict, rules: str, options: dict | None = None,
                    name: str = "photo") -> dict[str, Any]:
-        scan_module = _vision_scan()
+        scan_module = _vision("scan")
         recognizer = self.recognizer()
         try:
             return scan_module.scan_image(image, recognizer, context=context, rules=rules,
@@ -431,7 +432,7 @@ class TableAssistant:
     def scan_detections(self, detections: list, width: int, height: int, context: dict,
                         rules: str, options: dict | None = None, name: str = "photo") -> dict[str, Any]:
         """The scan of tiles already read (the live feed reads once, lays out per viewer)."""
-        scan_module = _vision_scan()
+        scan_module = _vision("scan")
         try:
             return scan_module.scan_detections(detections, width, height, context=context,
                                                rules=rules, options=options, name=name)
@@ -446,10 +447,10 @@ class TableAssistant:
             raise ServiceError("no photo was sent: choose or take a photo first")
         if len(data) > self.max_upload:
             raise ServiceError(too_large_message(self.max_upload), 413)
-        scan_module = _vision_scan()
+        image_input = _vision("image_input")
         try:
-            return scan_module.decode_image(data)
-        except scan_module.ScanError as error:
+            return image_input.decode_image(data)
+        except image_input.ScanError as error:
             raise ServiceError(str(error)) from None
 
     def scan_upload(self, data: bytes, fields: Mapping[str, Any], filename: str | None = None,
@@ -513,7 +514,7 @@ class TableAssistant:
             raise ServiceError("photo is not valid base64") from None
         if len(data) > self.max_upload:
             raise ServiceError(too_large_message(self.max_upload), 413)
-        if image_extension(data) is None:
+        if _vision("image_input").image_extension(data) is None:
             raise ServiceError("only photos can be attached (JPEG, PNG, WebP, GIF, BMP or TIFF)")
         try:
             self.decode(data)  # a header alone does not make a picture

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from vision.image_input import image_extension
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS checks (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -36,23 +38,9 @@ CREATE TABLE IF NOT EXISTS checks (
 """
 
 # Magic numbers of the image formats a phone or camera sends; the extension is ours.
-_IMAGE_SIGNATURES = (
-    (b"\xff\xd8\xff", "jpg"), (b"\x89PNG\r\n\x1a\n", "png"), (b"GIF8", "gif"),
-    (b"BM", "bmp"), (b"II*\x00", "tif"), (b"MM\x00*", "tif"),
-)
 PHOTO_NAME = re.compile(r"^[0-9a-f]{64}\.(jpg|png|gif|bmp|tif|webp)$")
 CSV_COLUMNS = ("id", "time", "rules", "concealed", "melds", "win_tile", "claimed_points",
                "computed_points", "agree", "differences", "photo")
-
-
-def image_extension(data: bytes) -> str | None:
-    """The file extension for image bytes, or None when they are no image we know."""
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    for signature, extension in _IMAGE_SIGNATURES:
-        if data.startswith(signature):
-            return extension
-    return None
 
 
 @dataclass
