@@ -5,6 +5,8 @@ import dataclasses
 import functools
 import importlib
 import typing
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .hand import Hand, HandError, hand_from_dict
@@ -21,6 +23,21 @@ def rules_module(name: str):
     if name not in RULE_SETS:
         raise OptionError(f"unknown rule set {name!r}: choose one of {', '.join(RULE_SETS)}")
     return importlib.import_module(RULE_SETS[name])
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """What a rule set can do, as data its module declares: callers ask this, not its name."""
+
+    name: str
+    title: str
+    scores_every_hand: bool                       # hands that did not win are scored too
+    settle_table: Callable[..., dict] | None      # four hands of a table settled together
+
+
+def rule_set(name: str) -> RuleSet:
+    module = rules_module(name)
+    return RuleSet(name, module.TITLE, module.SCORES_EVERY_HAND, getattr(module, "settle_table", None))
 
 
 def _convert(name: str, value: Any, kind: Any, span: tuple[int, int] | None = None) -> Any:

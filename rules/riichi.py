@@ -38,6 +38,8 @@ from .tiles import (
 )
 
 RULES = "riichi"
+TITLE = "Riichi (Ari Ari)"
+SCORES_EVERY_HAND = False  # only the winner's hand is scored
 DEALER = "E"
 
 

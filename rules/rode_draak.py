@@ -24,6 +24,8 @@ from .tiles import (DRAGON_KINDS, GREEN_KINDS, HONOUR_KINDS, SIMPLE_KINDS, SUIT_
                     TERMINAL_KINDS, WIND_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name, to_counts)
 
 RULES = "rode-draak"
+TITLE = "Rode Draak"
+SCORES_EVERY_HAND = True  # "every player's hand is scored", and the table settled (settle_table)
 EAST = "E"
 SEATS = WINDS  # E S W N: the seat keys of a table
 

@@ -21,6 +21,8 @@ from .tiles import (WINDS, WIND_TILES, format_tiles, is_dragon_kind, is_honour_k
                     tile_name)
 
 RULES = "wsom"
+TITLE = "WSOM (Zung Jung)"
+SCORES_EVERY_HAND = False  # only the winner's hand is scored
 
 
 @dataclass(frozen=True)

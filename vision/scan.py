@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rules.context import CONTEXT_FIELDS, unknown_fields
+from rules.registry import rule_set
 from rules.tiles import WINDS, format_tiles, plain, tile_name
 
 from .detections import Recognizer, TileDetection
@@ -128,8 +129,8 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         scan["hand"], scan["result"] = winners[0]["hand"], winners[0]["result"]
     if all("error" in e for e in entries):
         scan["error"] = f"none of the {len(entries)} hands found could be scored"
-    if rules == "rode-draak" and len(entries) == 4:
-        scan["table"] = _settle(entries, context, options)
+    if len(entries) == 4 and rule_set(rules).settle_table is not None:
+        scan["table"] = _settle(entries, context, rules, options)
     return scan
 
 
@@ -158,7 +159,7 @@ def _seats(context: dict, count: int) -> list[str]:
 def _needs_win(context: dict, rules: str) -> bool:
     """Whether the hand must be a winning one: the context says it won, or the rules score only winners."""
     return bool(context.get("self_drawn") or context.get("discarder") or context.get("win_tile")) \
-        or rules != "rode-draak"
+        or not rule_set(rules).scores_every_hand
 
 
 def _winner(hands: list[HandLayout], context: dict, rules: str) -> int | None:
@@ -267,18 +268,17 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
     return entry
 
 
-def _settle(entries: list[dict], context: dict, options: dict | None) -> dict[str, Any]:
-    """The Rode Draak settlement of a table of four scanned hands."""
-    from rules.rode_draak import TableError, settle_table
+def _settle(entries: list[dict], context: dict, rules: str, options: dict | None) -> dict[str, Any]:
+    """The settlement of a table of four scanned hands (a rule set that settles tables)."""
     broken = [e["seat"] for e in entries if "hand" not in e]
     if broken:
         return {"error": f"the table cannot be settled: the hand(s) of {', '.join(broken)} could not be read"}
     seats = [e["seat"] for e in entries]
     if sorted(seats) != sorted(WINDS):
         return {"error": f"the table needs one hand per seat E, S, W, N (got {', '.join(seats)})"}
-    table = {"rules": "rode-draak", "prevalent_wind": context.get("prevalent_wind") or "E",
+    table = {"rules": rules, "prevalent_wind": context.get("prevalent_wind") or "E",
              "hands": {e["seat"]: e["hand"] for e in entries}}
     try:
-        return settle_table(table, options)
-    except TableError as error:
+        return rule_set(rules).settle_table(table, options)
+    except ValueError as error:  # the rule set's TableError: a sentence
         return {"error": str(error)}

@@ -9,7 +9,7 @@ from rules.tournament import TournamentError
 from .state import assistant
 from rules.tiles import WIND_NAMES
 
-from .service import RULE_TITLES, ServiceError
+from .service import ServiceError
 from .tournament_store import UnknownTournament
 
 pages = Blueprint("pages", __name__)
@@ -54,7 +54,8 @@ def live_stream():
 def referee():
     service = assistant()
     return _page("referee.html", active="referee", checks=service.checks(200),
-                 total=service.count_checks(), winds=WIND_NAMES, rule_titles=RULE_TITLES)
+                 total=service.count_checks(), winds=WIND_NAMES,
+                 rule_titles={rules["name"]: rules["title"] for rules in service.rules_catalog()})
 
 
 @pages.get("/referee/checks.csv")

@@ -21,7 +21,7 @@ from typing import Any
 
 from rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
 from rules.context import context_from_fields as rules_context
-from rules.registry import RULE_SETS, OptionError, rules_module, score
+from rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
 from rules.tiles import WINDS
 from rules.win_tile import score_or_ask
 
@@ -33,7 +33,6 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 # every request without a photo: a hand, four hands, a slip, a tournament's players are a few KB
 MAX_BODY_BYTES = 1024 * 1024
 PREVIEW_LONG_SIDE = 1600          # the photo sent back to the page, long side in pixels
-RULE_TITLES = {"rode-draak": "Rode Draak", "riichi": "Riichi (Ari Ari)", "wsom": "WSOM (Zung Jung)"}
 
 
 def too_large_body_message(limit: int) -> str:
@@ -355,8 +354,9 @@ class TableAssistant:
         """Each rule set with its settings (name, kind, default, choices) for the page."""
         catalog = []
         for name in RULE_SETS:
-            entry: dict[str, Any] = {"name": name, "title": RULE_TITLES.get(name, name)}
+            entry: dict[str, Any] = {"name": name, "title": name}
             try:
+                entry["title"] = rule_set(name).title
                 settings_cls = rules_module(name).Settings
             except ImportError:  # a rule set not installed in this build
                 entry.update(available=False, settings=[])
