@@ -1,5 +1,22 @@
-"""Shared test settings: a skipped browser suite is said at the end of the run, loudly."""
+"""Shared test settings: a test client of the app that reads no photo, and a skipped browser
+suite said at the end of the run, loudly."""
 from __future__ import annotations
+
+import pytest
+
+
+class NoRecognizer:
+    def detect(self, image):
+        raise AssertionError("these tests read no photo")
+
+
+@pytest.fixture()
+def client(tmp_path):
+    """The app's test client over a fresh database; a test file may define its own."""
+    from webui import create_app
+    app = create_app({"DATABASE": str(tmp_path / "checks.db"), "RECOGNIZER": NoRecognizer()})
+    yield app.test_client()
+    app.extensions["mahjong_lens"].close()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

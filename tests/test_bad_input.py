@@ -9,25 +9,12 @@ import sys
 import pytest
 
 from rules.registry import OptionError, make_settings, score
-from webui import create_app
 
 WON = {"concealed": "123m456p789s555z11z", "win_tile": "1z", "self_drawn": True}
 # a Rode Draak winner with a kong: 1111m kong, 456m, 777z, 11z pair, won on 4m
 WITH_KONG = {"concealed": "456m777z11z", "melds": [{"type": "chow", "tiles": "123m"},
                                                     {"type": "kong", "tiles": "9999m"}],
              "win_tile": "4m", "seat_wind": "S"}
-
-
-class NoRecognizer:
-    def detect(self, image):
-        raise AssertionError("no photo in these tests")
-
-
-@pytest.fixture()
-def client(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "checks.db"), "RECOGNIZER": NoRecognizer()})
-    yield app.test_client()
-    app.extensions["mahjong_lens"].close()
 
 
 # ------------------------------------------------------------------ the scorers' refusals

@@ -387,15 +387,20 @@ def _no_sideways_scroll(page, width: int, where: str) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width, (where, width)
 
 
+def _read_photo(page, base: str, width: int, win: str, photo: str) -> None:
+    """The photo page at `width` px, 'won by' set to `win`, the photo read."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(base + "/")
+    page.check(f"input[name=win][value={win}]")
+    page.set_input_files("#photo-file", photo)
+
+
 def test_a_hand_without_its_winning_tile_asks_which_and_one_tap_scores_it(serve, page, tmp_path, shot):
     base = serve(RECOGNIZER=RowRecognizer())
     photo = str(tmp_path / "hand.png")
     _photo(photo)
     for width in (390, 1280):
-        page.set_viewport_size({"width": width, "height": 900})
-        page.goto(base + "/")
-        page.check("input[name=win][value=discard]")
-        page.set_input_files("#photo-file", photo)
+        _read_photo(page, base, width, "discard", photo)
         page.wait_for_selector("#score .question")
         # not a dead hand: the question, with every candidate and its score, highest first
         assert "dead" not in page.text_content("#score").lower()
@@ -422,11 +427,8 @@ def test_the_longest_messages_scroll_no_page_sideways_on_a_phone_or_a_desktop(se
     photo = str(tmp_path / "hand.png")
     _photo(photo)
     for width in (390, 1280):
-        page.set_viewport_size({"width": width, "height": 900})
         # a dead hand (14 tiles, and the player says it did not win): the longest reason
-        page.goto(base + "/")
-        page.check("input[name=win][value=none]")
-        page.set_input_files("#photo-file", photo)
+        _read_photo(page, base, width, "none", photo)
         sync_api.expect(page.locator("#score")).to_contain_text("a dead hand scores nothing")
         _no_sideways_scroll(page, width, "a dead hand")
         # the reason wraps inside the card instead of stretching it

@@ -8,21 +8,7 @@ import re
 
 import pytest
 
-from webui import create_app
-
 EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hans"]
-
-
-class NoRecognizer:
-    def detect(self, image):
-        raise AssertionError("the desk reads no photo")
-
-
-@pytest.fixture()
-def client(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "desk.db"), "RECOGNIZER": NoRecognizer()})
-    yield app.test_client()
-    app.extensions["mahjong_lens"].close()
 
 
 def _new(client, players=EIGHT, rounds=2, seed=7) -> int:
