@@ -14,14 +14,14 @@ import json
 import os
 import re
 import threading
-import time
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
 from rules.context import context_from_fields as rules_context
 from rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
+from rules.referee import ClaimError, claimed_lines_from, compare_claim
 from rules.tiles import WINDS
 from rules.win_tile import score_or_ask
 
@@ -150,185 +150,6 @@ def _vision(module: str):
             from None
 
 
-class LiveFeed:
-    """The table camera read on a background thread: the latest annotated frame and the
-    tiles seen, steady once the same tiles were read in ``stable_after`` scans in a row.
-
-    What the camera sees is the same for everyone; the situation (seat, wind, who won,
-    rules) is each viewer's own, so the feed keeps the tiles it read and every viewer's
-    request lays them out and scores them under that viewer's situation.
-    """
-
-    def __init__(self, source: Any, assistant: "TableAssistant", scan_interval: float = 1.0,
-                 stable_after: int = 3, idle_after: float = 60.0, frame_interval: float = 0.08):
-        self.source = source
-        self.idle_after = idle_after          # nobody watching this long: the camera is let go
-        self.frame_interval = frame_interval  # about 12 pictures a second is enough for a table
-        self._wanted = time.monotonic()
-        self.assistant = assistant
-        self.scan_interval = scan_interval
-        self.stable_after = stable_after
-        self._changed = threading.Condition()
-        self._jpeg: bytes | None = None
-        self._frame_number = 0
-        self._seen: _Seen | None = None       # the latest reading of the tiles
-        self._stable: _Seen | None = None     # the latest steady one
-        self._same_count = 0
-        self.error: str | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._wanted = time.monotonic()
-        if self._thread is None or not self._thread.is_alive():
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name="live-feed", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _run(self) -> None:
-        import cv2
-        try:
-            capture = open_capture(self.source)
-        except Exception as error:  # a camera that is missing or busy: say so on the page
-            self.error = f"cannot open the camera {self.source!r}: {error}"
-            return
-        last_scan = 0.0
-        try:
-            while not self._stop.is_set() and time.monotonic() - self._wanted < self.idle_after:
-                try:
-                    frame = capture.read()
-                except Exception as error:  # a camera that fails mid-stream
-                    self.error = f"the camera stopped: {error}"
-                    break
-                if frame is None:
-                    self.error = "the camera sends no pictures (unplugged, or the video ended)"
-                    break
-                now = time.monotonic()
-                if now - last_scan >= self.scan_interval:
-                    last_scan = now
-                    self._read(frame)
-                picture = self._annotated(frame)
-                ok, encoded = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
-                if ok:
-                    with self._changed:
-                        self._jpeg = encoded.tobytes()
-                        self._frame_number += 1
-                        self._changed.notify_all()
-                time.sleep(self.frame_interval)
-        finally:
-            close = getattr(capture, "close", None) or getattr(capture, "release", None)
-            if close:
-                close()
-
-    def _read(self, frame: Any) -> None:
-        if getattr(frame, "ndim", 3) == 2:  # a grey camera: the model reads colour pictures
-            import cv2
-            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-        height, width = frame.shape[:2]
-        try:
-            detections = list(self.assistant.recognizer().detect(frame))
-            # the layout without any viewer's situation: what the boxes and steadiness use
-            plain = self.assistant.scan_detections(detections, width, height, {}, "rode-draak",
-                                                   {}, name="camera")
-        except ServiceError as error:
-            self.error = error.message
-            return
-        except Exception as error:  # a failing model must not end the stream; say it instead
-            self.error = f"reading the picture failed: {type(error).__name__}"
-            return
-        self.error = None
-        seen = _Seen(detections, width, height, plain, _tiles_key(plain))
-        with self._changed:
-            previous = self._seen
-            same = previous is not None and seen.key is not None and seen.key == previous.key
-            self._same_count = self._same_count + 1 if same else 1
-            self._seen = seen
-            if seen.key is not None and self._same_count >= self.stable_after:
-                self._stable = seen
-
-    def _annotated(self, frame: Any) -> Any:
-        seen = self._seen
-        if seen is None:
-            return frame
-        try:
-            return _vision("drawing").annotate(frame, _boxes_only(seen.plain))
-        except Exception:  # a drawing problem must never stop the stream
-            return frame
-
-    def status(self, context: dict[str, Any] | None = None, rules: str = "rode-draak",
-               options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The camera's state, and its readings scored in the asking viewer's situation."""
-        with self._changed:
-            seen, stable = self._seen, self._stable
-            running = bool(self._thread and self._thread.is_alive())
-            frames, error = self._frame_number, self.error
-        steady = stable is not None and seen is not None and seen.key == stable.key
-
-        def scored(reading: _Seen | None) -> dict | None:
-            if reading is None:
-                return None
-            return self.assistant.scan_detections(reading.detections, reading.width, reading.height,
-                                                  dict(context or {}), rules, dict(options or {}),
-                                                  name="camera")
-
-        stable_scan = scored(stable)
-        latest = stable_scan if seen is stable else scored(seen)
-        return {"camera": True, "running": running, "error": error, "frames": frames,
-                "stable": steady, "reading": stable_scan, "latest": latest}
-
-    def frames(self, limit: int | None = None, timeout: float = 10.0) -> Iterator[bytes]:
-        """JPEG frames as they come (blocks between them); ends when the camera stops."""
-        seen = 0  # frame numbers start at 1: wait for the first
-        sent = 0
-        while limit is None or sent < limit:
-            self._wanted = time.monotonic()
-            with self._changed:
-                if not self._changed.wait_for(lambda: self._frame_number != seen or self._stop.is_set(),
-                                              timeout=timeout):
-                    return
-                if self._stop.is_set() or self._jpeg is None:
-                    return
-                seen, jpeg = self._frame_number, self._jpeg
-            sent += 1
-            yield jpeg
-
-
-@dataclasses.dataclass(frozen=True)
-class _Seen:
-    """One reading of the table camera: the tiles as read, before any situation applies."""
-    detections: list
-    width: int
-    height: int
-    plain: dict          # the scan without a situation (boxes, roles)
-    key: str | None      # what makes two readings the same tiles (None: no hand in view)
-
-
-def _tiles_key(scan: dict) -> str | None:
-    """The tiles of the hands and where they lie in the layout; positions jitter, so not those."""
-    tiles = [t for t in scan.get("tiles", []) if t.get("hand") is not None or t.get("role") == "dora"]
-    if not any(t.get("hand") is not None for t in tiles):
-        return None
-    return "|".join(sorted(f"{t.get('hand')}:{t.get('role')}:{t.get('meld')}:{t['tile']}" for t in tiles))
-
-
-def _boxes_only(scan: dict) -> dict:
-    """The scan for drawing every box, without a score: the stream is shared by viewers
-    whose situations (and so scores) differ; each page shows its own score."""
-    return {"tiles": scan.get("tiles", []), "hands": [{"tiles": []}]}
-
-
-def open_capture(source: Any) -> Any:
-    """An object whose read() gives BGR frames (None at the end): the given one, or a
-    vision.camera.Camera for a device number, video file or stream URL."""
-    if hasattr(source, "read"):
-        return source
-    from vision.camera import Camera
-    return Camera(source)
-
-
 # ---------------------------------------------------------------- the assistant
 
 class TableAssistant:
@@ -345,7 +166,7 @@ class TableAssistant:
         self._load_lock = threading.Lock()
         self.camera_source = camera
         self.live_interval = live_interval
-        self._live: LiveFeed | None = None
+        self._live: Any = None
         self._live_lock = threading.Lock()
 
     # -- rules
@@ -485,7 +306,10 @@ class TableAssistant:
         options = _options(payload.get("options"))
         computed = self.score_hand(hand, rules, options)
         claimed = {"points": claimed_points}
-        claimed_lines = _claimed_lines(payload.get("claimed_breakdown"))
+        try:
+            claimed_lines = claimed_lines_from(payload.get("claimed_breakdown"))
+        except ClaimError as error:
+            raise ServiceError(str(error)) from None
         if claimed_lines is not None:
             claimed["breakdown"] = claimed_lines
         claimed_payments = payload.get("claimed_payments")
@@ -565,13 +389,14 @@ class TableAssistant:
 
     # -- live
 
-    def live(self, start: bool = True) -> LiveFeed | None:
-        """The table camera's feed (started on first use); None when no camera was given."""
+    def live(self, start: bool = True) -> Any:
+        """The table camera's feed (vision.live.LiveFeed, started on first use); None when
+        no camera was given."""
         if self.camera_source in (None, ""):
             return None
         with self._live_lock:
             if self._live is None:
-                self._live = LiveFeed(self.camera_source, self, scan_interval=self.live_interval)
+                self._live = _vision("live").LiveFeed(self.camera_source, self, scan_interval=self.live_interval)
             if start:
                 self._live.start()
         return self._live
@@ -604,55 +429,3 @@ def _preview(image: Any) -> str:
     if not ok:
         return ""
     return "data:image/jpeg;base64," + base64.b64encode(encoded.tobytes()).decode("ascii")
-
-
-def _claimed_lines(value: Any) -> list[dict[str, str]] | None:
-    """Claimed breakdown lines: [{"name", "value"}] or text "Name: value" per line."""
-    if value in (None, "", []):
-        return None
-    if isinstance(value, str):
-        value = [line for line in value.splitlines() if line.strip()]
-    if not isinstance(value, list):
-        raise ServiceError("claimed_breakdown must be a list of lines")
-    lines = []
-    for item in value:
-        if isinstance(item, Mapping) and "name" in item:
-            lines.append({"name": str(item["name"]).strip(), "value": str(item.get("value", "")).strip()})
-        elif isinstance(item, str):
-            name, _, line_value = item.rpartition(":") if ":" in item else (item, "", "")
-            lines.append({"name": name.strip(), "value": line_value.strip()})
-        else:
-            raise ServiceError("each claimed line is {\"name\": ..., \"value\": ...} or 'Name: value'")
-    return lines
-
-
-def _normal(text: str) -> str:
-    return " ".join(str(text).lower().split())
-
-
-def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str]:
-    """The lines where the claim and the computed result differ (empty: they agree)."""
-    differences = []
-    if not computed.get("valid"):
-        if claimed["points"] != 0 or claimed.get("breakdown"):
-            differences.append(f"The hand cannot be scored as claimed: {computed.get('error')}")
-    elif claimed["points"] != computed.get("points"):
-        differences.append(f"Points: claimed {claimed['points']}, computed {computed.get('points')}")
-    if "breakdown" in claimed and computed.get("valid"):
-        computed_lines = {_normal(line["name"]): line for line in computed.get("breakdown", [])}
-        claimed_lines = {_normal(line["name"]): line for line in claimed["breakdown"]}
-        for key, line in claimed_lines.items():
-            other = computed_lines.get(key)
-            if other is None:
-                differences.append(f"{line['name']} ({line['value']}): claimed, but it does not apply")
-            elif line["value"] and _normal(line["value"]) != _normal(other["value"]):
-                differences.append(f"{other['name']}: claimed {line['value']}, computed {other['value']}")
-        for key, line in computed_lines.items():
-            if key not in claimed_lines:
-                differences.append(f"{line['name']} ({line['value']}): not claimed, but it applies")
-    if "payments" in claimed and computed.get("valid"):
-        for seat in WINDS:
-            mine, theirs = claimed["payments"].get(seat), computed.get("payments", {}).get(seat)
-            if mine is not None and mine != theirs:
-                differences.append(f"Payment of {seat}: claimed {mine}, computed {theirs}")
-    return differences
