@@ -20,17 +20,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detections import TileDetection  # noqa: E402
-from vision.image_input import ScanError, decode_image  # noqa: E402
-from vision.scan import scan_detections  # noqa: E402
+from mahjong_lens.vision.detections import TileDetection  # noqa: E402
+from mahjong_lens.vision.image_input import ScanError, decode_image  # noqa: E402
+from mahjong_lens.vision.scan import scan_detections  # noqa: E402
 
 
 def synthetic_photos(count: int, size: int, seed: int) -> list[tuple[str, bytes, list[TileDetection]]]:
     """(name, JPEG bytes, true tiles) of generated photos of hands; [] without the tile art."""
     import cv2
     try:
-        from datasets import synth
-        from datasets.art import load_styles
+        from mahjong_lens.datasets import synth
+        from mahjong_lens.datasets.art import load_styles
         styles = load_styles()
     except (ImportError, FileNotFoundError) as error:
         print(f"no synthetic photos ({error})")
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     recogniser = None
     try:
-        from vision.recognizer import load_recognizer
+        from mahjong_lens.vision.recognizer import load_recognizer
         started = time.perf_counter()
         recogniser = load_recognizer(args.model)
         print(f"recogniser loaded in {(time.perf_counter() - started) * 1000:.0f} ms "

@@ -12,8 +12,8 @@ import random
 import sys
 import time
 
-from rules.generate import random_winning_hand
-from rules.registry import RULE_SETS, OptionError, rules_module, score
+from mahjong_lens.rules.generate import random_winning_hand
+from mahjong_lens.rules.registry import RULE_SETS, OptionError, rules_module, score
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,10 +36,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from datasets import synth  # noqa: E402
-from datasets.synth import Progress  # noqa: E402
-from vision.detections import TileDetection  # noqa: E402
-from vision.layout import find_layout  # noqa: E402
+from mahjong_lens.datasets import synth  # noqa: E402
+from mahjong_lens.datasets.synth import Progress  # noqa: E402
+from mahjong_lens.vision.detections import TileDetection  # noqa: E402
+from mahjong_lens.vision.layout import find_layout  # noqa: E402
 
 
 # --------------------------------------------------------------------------- real photos
@@ -49,7 +49,7 @@ MOST_HAND_LABELS = 20
 
 
 def read_labels(path: Path, size: float = 640.0) -> list[TileDetection]:
-    from datasets.classes import CLASS_NAMES
+    from mahjong_lens.datasets.classes import CLASS_NAMES
     out = []
     for line in path.read_text().splitlines():
         if line.strip():
@@ -226,7 +226,7 @@ def judge_synthetic(scene, detections: list[TileDetection]) -> tuple[bool, bool]
 
 
 def measure_synthetic(count: int, angles: int, seed: int, size: int, added_kongs: bool = False) -> dict:
-    from datasets.art import load_styles
+    from mahjong_lens.datasets.art import load_styles
     styles = load_styles()
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     failures: list[str] = []
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic-only", action="store_true")
     parser.add_argument("--show-failures", action="store_true")
     args = parser.parse_args(argv)
-    from datasets.art import default_data_dir
+    from mahjong_lens.datasets.art import default_data_dir
     data = Path(args.data) if args.data else default_data_dir()
 
     started = time.perf_counter()

@@ -36,10 +36,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.evaluate import (inflated_labels, labelled_images, largest_hand_tiles,  # noqa: E402
+from mahjong_lens.vision.evaluate import (inflated_labels, labelled_images, largest_hand_tiles,  # noqa: E402
                              read_truths, reference_hand, score_image, turned_quarter)
-from datasets.classes import FLOWERS  # noqa: E402
-from vision.train import default_data_dir  # noqa: E402
+from mahjong_lens.datasets.classes import FLOWERS  # noqa: E402
+from mahjong_lens.vision.train import default_data_dir  # noqa: E402
 
 
 def _without_bonus(tiles: Counter) -> Counter:
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import cv2
 
-    from vision.recognizer import load_recognizer
+    from mahjong_lens.vision.recognizer import load_recognizer
     # the development tenth is held out of train/ folders only
     dev_only = not args.all_photos and "train" in Path(args.data).resolve().parts
     items = [item for item in labelled_images(Path(args.data), dev_only=dev_only)

@@ -31,10 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from datasets import synth  # noqa: E402
-from rules.tiles import parse_tiles  # noqa: E402
-from vision.evaluate import band  # noqa: E402
-from vision.layout import HandLayout, find_layout  # noqa: E402
+from mahjong_lens.datasets import synth  # noqa: E402
+from mahjong_lens.rules.tiles import parse_tiles  # noqa: E402
+from mahjong_lens.vision.evaluate import band  # noqa: E402
+from mahjong_lens.vision.layout import HandLayout, find_layout  # noqa: E402
 
 
 def reading_tiles(reading: tuple) -> Counter:
@@ -67,8 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=8, help="list this many misread hands")
     args = parser.parse_args(argv)
     import cv2
-    from datasets.art import load_styles
-    from vision.recognizer import load_recognizer
+    from mahjong_lens.datasets.art import load_styles
+    from mahjong_lens.vision.recognizer import load_recognizer
     try:
         styles = load_styles()
     except FileNotFoundError as error:

@@ -7,7 +7,7 @@ red fives and a face-down tile.
 
 from __future__ import annotations
 
-from rules.tiles import format_tiles
+from mahjong_lens.rules.tiles import format_tiles
 
 from typing import Iterable
 

@@ -740,7 +740,7 @@ def render_scene(rng: np.random.Generator, size: int | tuple[int, int] = 640, **
 def expected_reading(hand: dict) -> tuple[list[str], str | None, list[tuple[str, bool, str]]]:
     """A rendered hand (an entry of ``meta["hands"]``) in the form of
     vision.layout.HandLayout.reading: sorted concealed tiles, the winning tile, sorted melds."""
-    from rules.tiles import parse_tiles
+    from mahjong_lens.rules.tiles import parse_tiles
     melds = sorted((m["type"], m["open"], "".join(sorted(parse_tiles(m["tiles"])))) for m in hand["melds"])
     return sorted(parse_tiles(hand["concealed"])), hand["win_tile"], melds
 

@@ -19,13 +19,13 @@ COMMANDS = {
     "settle": ("mahjong_lens.commands", "score a Rode Draak table of four hands and settle it"),
     "waits": ("mahjong_lens.commands", "list the tiles that complete a hand one tile short"),
     "tournament": ("mahjong_lens.tournament", "the tournament desk: rotation schedule, wall break, seat draw"),
-    "synth": ("datasets.synth", "render synthetic photos of hands with YOLO labels"),
-    "mix": ("datasets.real", "assemble a training mix of real and synthetic photos"),
-    "train": ("vision.train", "train the tile recogniser"),
-    "export": ("vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
-    "eval": ("vision.evaluate", "measure the tile recogniser on labelled photos"),
+    "synth": ("mahjong_lens.datasets.synth", "render synthetic photos of hands with YOLO labels"),
+    "mix": ("mahjong_lens.datasets.real", "assemble a training mix of real and synthetic photos"),
+    "train": ("mahjong_lens.vision.train", "train the tile recogniser"),
+    "export": ("mahjong_lens.vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
+    "eval": ("mahjong_lens.vision.evaluate", "measure the tile recogniser on labelled photos"),
     "scan": ("mahjong_lens.scan_command", "read the hand(s) in photos and score them"),
-    "serve": ("webui.app", "start the table assistant web page"),
+    "serve": ("mahjong_lens.webui.app", "start the table assistant web page"),
 }
 
 

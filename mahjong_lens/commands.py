@@ -6,10 +6,10 @@ import json
 import sys
 from typing import Any
 
-from rules.decompose import hand_waits
-from rules.hand import Hand, HandError, validate_hand
-from rules.registry import RULE_SETS, OptionError, parse_option_pairs, score
-from rules.tiles import NotationError, format_tiles, parse_tiles, tile_unicode
+from mahjong_lens.rules.decompose import hand_waits
+from mahjong_lens.rules.hand import Hand, HandError, validate_hand
+from mahjong_lens.rules.registry import RULE_SETS, OptionError, parse_option_pairs, score
+from mahjong_lens.rules.tiles import NotationError, format_tiles, parse_tiles, tile_unicode
 
 
 def _fail(message: str) -> int:
@@ -57,7 +57,7 @@ def configure_settle(parser: argparse.ArgumentParser) -> None:
 
 
 def run_settle(args: argparse.Namespace) -> int:
-    from rules.rode_draak import TableError, settle_table
+    from mahjong_lens.rules.rode_draak import TableError, settle_table
     try:
         data = read_json(args.table)
         outcome = settle_table(data, parse_option_pairs(args.option))

@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from rules.context import ContextError, context_from_fields
-from rules.tiles import WINDS, tile_unicode
-from vision.detections import TileDetection
-from vision.drawing import annotate
-from vision.image_input import ScanError, read_image
-from vision.layout import DOUBTFUL_FACE
-from vision.scan import scan_image
+from mahjong_lens.rules.context import ContextError, context_from_fields
+from mahjong_lens.rules.tiles import WINDS, tile_unicode
+from mahjong_lens.vision.detections import TileDetection
+from mahjong_lens.vision.drawing import annotate
+from mahjong_lens.vision.image_input import ScanError, read_image
+from mahjong_lens.vision.layout import DOUBTFUL_FACE
+from mahjong_lens.vision.scan import scan_image
 
 class DetectionsRecognizer:
     """A recogniser that returns detections read from JSON (tests, debugging the layout)."""
@@ -53,7 +53,7 @@ def detections_from_json(item: dict) -> TileDetection:
 
 
 def configure_scan(parser: argparse.ArgumentParser) -> None:
-    from rules.registry import RULE_SETS
+    from mahjong_lens.rules.registry import RULE_SETS
     parser.add_argument("images", nargs="+", help="photos of hands (JPEG, PNG, ...)")
     parser.add_argument("--rules", choices=list(RULE_SETS), default="rode-draak")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -169,7 +169,7 @@ def summary(scan: dict) -> str:
 
 
 def run_scan(args: argparse.Namespace) -> int:
-    from rules.registry import OptionError, make_settings, parse_option_pairs
+    from mahjong_lens.rules.registry import OptionError, make_settings, parse_option_pairs
 
     def fail(message: str) -> int:
         print(f"mahjong-lens: {message}", file=sys.stderr)
@@ -187,7 +187,7 @@ def run_scan(args: argparse.Namespace) -> int:
             return fail(f"cannot read detections from {args.detections}: {error}")
     else:
         try:
-            from vision.recognizer import load_recognizer
+            from mahjong_lens.vision.recognizer import load_recognizer
             recognizer = load_recognizer(args.model)
         except Exception as error:  # no weights, a broken file: one line, not a traceback
             return fail(f"cannot load the tile recogniser: {error}")

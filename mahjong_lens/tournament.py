@@ -19,9 +19,9 @@ import argparse
 import json
 import sys
 
-from rules.table_setup import SetupError, ari_ari_break, rode_draak_break, wsom_seat_draw
-from rules.tiles import WIND_NAMES
-from rules.tournament import TournamentError, make_schedule, slip_payments
+from mahjong_lens.rules.table_setup import SetupError, ari_ari_break, rode_draak_break, wsom_seat_draw
+from mahjong_lens.rules.tiles import WIND_NAMES
+from mahjong_lens.rules.tournament import TournamentError, make_schedule, slip_payments
 
 
 def configure_tournament(parser: argparse.ArgumentParser) -> None:
@@ -97,8 +97,8 @@ def _seats(args: argparse.Namespace) -> None:
 
 
 def _store(args: argparse.Namespace):
-    from webui.app import default_database
-    from webui.tournament_store import TournamentStore
+    from mahjong_lens.webui.app import default_database
+    from mahjong_lens.webui.tournament_store import TournamentStore
     return TournamentStore(args.database or default_database())
 
 

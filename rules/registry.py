@@ -12,7 +12,8 @@ from typing import Any
 from .hand import Hand, HandError, hand_from_dict
 from .result import Result, invalid
 
-RULE_SETS = {"rode-draak": "rules.rode_draak", "riichi": "rules.riichi", "wsom": "rules.wsom"}
+RULE_SETS = {"rode-draak": "mahjong_lens.rules.rode_draak", "riichi": "mahjong_lens.rules.riichi",
+             "wsom": "mahjong_lens.rules.wsom"}
 
 
 class OptionError(ValueError):

@@ -13,7 +13,7 @@ class NoRecognizer:
 @pytest.fixture()
 def client(tmp_path):
     """The app's test client over a fresh database; a test file may define its own."""
-    from webui import create_app
+    from mahjong_lens.webui import create_app
     app = create_app({"DATABASE": str(tmp_path / "checks.db"), "RECOGNIZER": NoRecognizer()})
     yield app.test_client()
     app.extensions["mahjong_lens"].close()

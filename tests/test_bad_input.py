@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rules.registry import OptionError, make_settings, score
+from mahjong_lens.rules.registry import OptionError, make_settings, score
 
 WON = {"concealed": "123m456p789s555z11z", "win_tile": "1z", "self_drawn": True}
 # a Rode Draak winner with a kong: 1111m kong, 456m, 777z, 11z pair, won on 4m

@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from rules.tiles import parse_tiles
-from vision.detections import TileDetection
+from mahjong_lens.rules.tiles import parse_tiles
+from mahjong_lens.vision.detections import TileDetection
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -98,7 +98,7 @@ def serve(tmp_path):
     """Starts the app on a free localhost port: serve(**config) -> its address."""
     from werkzeug.serving import make_server
 
-    from webui import create_app
+    from mahjong_lens.webui import create_app
     running = []
 
     def start(**config) -> str:

@@ -1,11 +1,11 @@
-"""rules.context: one reading of a hand's context for the page, the API, the camera and the CLI."""
+"""mahjong_lens.rules.context: one reading of a hand's context for the page, the API, the camera and the CLI."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from rules.context import ContextError, context_from_fields, unknown_fields
+from mahjong_lens.rules.context import ContextError, context_from_fields, unknown_fields
 
 
 def test_the_pages_radio_buttons_and_checkboxes():

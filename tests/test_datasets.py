@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets import real, synth
-from datasets.art import default_art_dir, load_styles
-from datasets.classes import (
+from mahjong_lens.datasets import real, synth
+from mahjong_lens.datasets.art import default_art_dir, load_styles
+from mahjong_lens.datasets.classes import (
     CANONICAL_NAMES,
     CLASS_NAMES,
     FLOWERS,
@@ -350,7 +350,7 @@ def test_synth_cli_writes_screen_captures_reproducibly(tmp_path, capsys, styles)
 
 def test_progress_into_a_log_writes_a_line_per_tenth():
     import io
-    from datasets.synth import Progress
+    from mahjong_lens.datasets.synth import Progress
     log = io.StringIO()  # not a terminal: no bars rewritten in place
     bar = Progress(200, "synth", stream=log)
     for _ in range(200):
@@ -365,7 +365,7 @@ def test_progress_into_a_log_writes_a_line_per_tenth():
 
 def test_progress_on_a_terminal_rewrites_one_line():
     import io
-    from datasets.synth import Progress
+    from mahjong_lens.datasets.synth import Progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

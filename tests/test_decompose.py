@@ -4,10 +4,10 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rules.decompose import arrangements, hand_waits, is_seven_pairs, is_thirteen_orphans, waits
-from rules.generate import random_winning_hand
-from rules.hand import hand_from_dict
-from rules.tiles import kind, parse_tiles, plain, to_counts
+from mahjong_lens.rules.decompose import arrangements, hand_waits, is_seven_pairs, is_thirteen_orphans, waits
+from mahjong_lens.rules.generate import random_winning_hand
+from mahjong_lens.rules.hand import hand_from_dict
+from mahjong_lens.rules.tiles import kind, parse_tiles, plain, to_counts
 
 
 def _hand(concealed, **kw):

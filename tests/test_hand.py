@@ -4,8 +4,8 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rules.generate import random_losing_hand, random_winning_hand
-from rules.hand import HandError, Meld, hand_from_dict, hand_from_json, validate_hand
+from mahjong_lens.rules.generate import random_losing_hand, random_winning_hand
+from mahjong_lens.rules.hand import HandError, Meld, hand_from_dict, hand_from_json, validate_hand
 
 SPEC_HAND = {
     "concealed": "234m406p345678s55z",

@@ -16,11 +16,11 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from datasets import synth
+from mahjong_lens.datasets import synth
 
-from rules.tiles import parse_tiles
-from vision.detections import TileDetection
-from vision.layout import copies_problem, find_layout, find_rows
+from mahjong_lens.rules.tiles import parse_tiles
+from mahjong_lens.vision.detections import TileDetection
+from mahjong_lens.vision.layout import copies_problem, find_layout, find_rows
 
 # --------------------------------------------------------------------------- hand-made boxes
 
@@ -260,7 +260,7 @@ SEED = 2024
 
 @lru_cache(maxsize=1)
 def art_styles():
-    from datasets.art import load_styles
+    from mahjong_lens.datasets.art import load_styles
     try:
         return load_styles()
     except FileNotFoundError as error:  # the shared art folder is not on this machine
@@ -446,8 +446,8 @@ def test_real_photographed_hands_lay_out_as_one_hand():
     """The hand photos of the real data set (rows of 14-18 tiles on a table, boxes drawn
     by people, images stretched to 640 x 640): nearly all become one hand holding every
     labelled tile. A check of the geometry on real boxes; the labels stand in for a model."""
-    from datasets.art import default_data_dir
-    from datasets.classes import CLASS_NAMES
+    from mahjong_lens.datasets.art import default_data_dir
+    from mahjong_lens.datasets.classes import CLASS_NAMES
     folder = default_data_dir() / "real" / "chinese-mixed" / "train"  # the hand photos are all here
     photos = sorted((folder / "images").glob("hand_*"))[::2]
     if not photos:

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datasets.art import default_data_dir
-from vision.onnx_models import letterbox, nms
-from vision.recognizer import MODELS_DIR, load_recognizer
+from mahjong_lens.datasets.art import default_data_dir
+from mahjong_lens.vision.onnx_models import letterbox, nms
+from mahjong_lens.vision.recognizer import MODELS_DIR, load_recognizer
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -56,7 +56,7 @@ def test_the_page_scans_without_torch_or_ultralytics(tmp_path: Path):
     cv2.imwrite(str(tmp_path / "photo.jpg"), photo)
     code = """
 import io, sys
-from webui.app import create_app
+from mahjong_lens.webui.app import create_app
 app = create_app({"TESTING": True, "DATABASE": "records.db"})
 client = app.test_client()
 with open("photo.jpg", "rb") as f:
@@ -126,7 +126,7 @@ def test_the_onnx_detector_finds_what_ultralytics_finds_on_the_same_export():
     file: the same boxes to the pixel, square, wide, tall and at the closer look's size."""
     pytest.importorskip("ultralytics")
     from tests.test_recognizer import _art_row
-    from vision.recognizer import quiet_ultralytics, ultralytics_yolo
+    from mahjong_lens.vision.recognizer import quiet_ultralytics, ultralytics_yolo
     image = _art_row()
     if image is None:
         pytest.skip("tile art not available")

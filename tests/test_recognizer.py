@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datasets.classes import CLASS_NAMES
-from vision.detections import TileDetection
-from vision.evaluate import PEER_NAMES, Truth, iou, score_image
-from vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, classifier_files, load_recognizer,
+from mahjong_lens.datasets.classes import CLASS_NAMES
+from mahjong_lens.vision.detections import TileDetection
+from mahjong_lens.vision.evaluate import PEER_NAMES, Truth, iou, score_image
+from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, classifier_files, load_recognizer,
                                square_crop)
-from datasets.real import is_dev_photo, photo_source, read_yolo_labels
-from vision.train import one_class_label_text, photo_name
+from mahjong_lens.datasets.real import is_dev_photo, photo_source, read_yolo_labels
+from mahjong_lens.vision.train import one_class_label_text, photo_name
 
 
 def det(tile: str, box, confidence: float = 0.9) -> TileDetection:
@@ -78,7 +78,7 @@ def test_unlabelled_bonus_tiles_can_be_ignored():
 
 
 def test_errors_are_told_apart_by_kind():
-    from vision.evaluate import FALSE_KINDS, UNREAD_KINDS
+    from mahjong_lens.vision.evaluate import FALSE_KINDS, UNREAD_KINDS
     truths = [Truth("1m", (0, 0, 10, 10)),     # read as 2m
               Truth("3m", (20, 0, 30, 10)),    # its box 4 px off: IoU 60/140, below 0.5
               Truth("5m", (40, 0, 50, 10)),    # labelled twice: one box for both
@@ -110,7 +110,7 @@ def test_an_ignored_unlabelled_bonus_tile_is_no_false_reading():
 
 def test_eval_counts_and_draws_errors_by_kind(tmp_path: Path):
     import cv2
-    from vision.evaluate import FALSE_KINDS, UNREAD_KINDS, ErrorGallery, evaluate, format_errors
+    from mahjong_lens.vision.evaluate import FALSE_KINDS, UNREAD_KINDS, ErrorGallery, evaluate, format_errors
     images, labels = tmp_path / "images", tmp_path / "labels"
     images.mkdir(), labels.mkdir()
     image = np.full((100, 200, 3), 60, np.uint8)
@@ -140,7 +140,7 @@ def test_eval_counts_and_draws_errors_by_kind(tmp_path: Path):
 
 def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
     import cv2
-    from vision.evaluate import evaluate, recall_by_size, size_band, tile_size
+    from mahjong_lens.vision.evaluate import evaluate, recall_by_size, size_band, tile_size
     assert tile_size((0, 0, 20, 30), 320, 240) == 40  # short side 20 px of 320: 40 at 640
     assert [size_band(s) for s in (10, 16, 31.9, 47, 48)] == ["< 16 px", "16-24 px", "24-32 px", "32-48 px", ">= 48 px"]
     image = np.full((160, 640, 3), 90, np.uint8)
@@ -163,7 +163,7 @@ def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
 
 def test_recall_by_size_is_drawn_as_bars_as_tall_as_the_recall(tmp_path: Path):
     import cv2
-    from vision.evaluate import draw_recall_by_size
+    from mahjong_lens.vision.evaluate import draw_recall_by_size
     path = tmp_path / "bars.png"
     draw_recall_by_size({"< 16 px": (4, 1), "16-24 px": (0, 0), "24-32 px": (10, 10)}, path, "test")
     chart = cv2.imread(str(path))
@@ -186,7 +186,7 @@ class _BrightPatchReader:
 
 def test_eval_reads_hand_rows_again_turned_a_quarter(tmp_path: Path):
     import cv2
-    from vision.evaluate import TURNED, evaluate, turned_quarter
+    from mahjong_lens.vision.evaluate import TURNED, evaluate, turned_quarter
     image = np.full((200, 300, 3), 90, np.uint8)
     truths = []
     for k in range(5):  # five upright tiles side by side, not square: tight labels
@@ -212,7 +212,7 @@ def test_eval_reads_hand_rows_again_turned_a_quarter(tmp_path: Path):
 
 def test_photos_labelled_all_one_face_are_reported_apart(tmp_path: Path):
     import cv2
-    from vision.evaluate import SUSPECT, evaluate, one_tile_labels
+    from mahjong_lens.vision.evaluate import SUSPECT, evaluate, one_tile_labels
     row = [Truth("1p", (10 + 30 * k, 10, 40 + 30 * k, 50)) for k in range(14)]
     assert one_tile_labels(row)
     assert not one_tile_labels(row[:4])                      # four of a tile: a set has them
@@ -265,7 +265,7 @@ def test_augmented_copies_share_their_photo_and_split():
 
 
 def test_rotated_copies_are_told_by_their_square_label_boxes():
-    from vision.evaluate import inflated_labels
+    from mahjong_lens.vision.evaluate import inflated_labels
     upright = [Truth("1m", (10 + 30 * k, 10, 40 + 30 * k, 50)) for k in range(14)]  # 30 x 40 faces
     tilted = [Truth("1m", (10 + 30 * k, 10, 48 + 30 * k, 50)) for k in range(14)]   # 38 x 40 boxes
     assert not inflated_labels(upright)
@@ -315,7 +315,7 @@ def test_square_crop_keeps_a_sideways_tile_as_it_is():
 
 
 def test_stretch_is_judged_from_the_boxes_shape():
-    from vision.recognizer import unstretch_scale
+    from mahjong_lens.vision.recognizer import unstretch_scale
     tiles = np.array([[0, 0, 30, 40], [30, 0, 60, 40], [60, 0, 90, 40]], np.float32)
     assert unstretch_scale(tiles) is None  # standing tiles
     assert unstretch_scale(tiles[:, [1, 0, 3, 2]]) is None  # lying tiles
@@ -327,7 +327,7 @@ def test_stretch_is_judged_from_the_boxes_shape():
 
 
 def test_a_stretched_photo_is_looked_at_again_scaled_back():
-    from vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
     looked_at = []
 
     def look(image: np.ndarray, size: int | None = None):
@@ -351,7 +351,7 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     """Where the tiles lie across the picture (a hand running up it), the detector looks at
     the photo turned a quarter too: a tile only that look finds is added, in the photo's own
     pixels; its box over a tile the first look found is not.  Standing tiles: one look."""
-    from vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
     looked_at = []
     lying = np.array([[100, 20, 140, 50]], np.float32)
 
@@ -385,7 +385,7 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
 def test_small_tiles_are_looked_at_again_closer():
     """Where the first look's tiles are small (a camera over a whole table) or it finds
     none, the detector looks again at CLOSE_LOOK_SIZE and that look's boxes are kept."""
-    from vision.recognizer import CLOSE_LOOK_SIZE, SMALL_TILE, TwoStageRecognizer, small_tiles
+    from mahjong_lens.vision.recognizer import CLOSE_LOOK_SIZE, SMALL_TILE, TwoStageRecognizer, small_tiles
     looked_at = []
     small = np.array([[100, 100, 120, 126], [130, 100, 150, 126]], np.float32)  # 20 px in 1280: 10 px
     closer = np.array([[100, 100, 120, 126], [130, 100, 150, 126], [160, 100, 180, 126]], np.float32)
@@ -434,7 +434,7 @@ def test_two_classifiers_share_each_crops_four_turns_and_are_averaged():
     """With a second classifier, the first reads each crop upright and upside down, the
     second lying either way (no more work than one classifier's four turns), and the four
     readings are averaged."""
-    from vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
     names = ["1m", "2m", "3m"]
     first, second = _FakeClassifier("1m", names), _FakeClassifier("2m", names)
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the classifiers are faked
@@ -468,7 +468,7 @@ class _BrightnessClassifier:
 
 
 def test_a_box_read_as_no_tile_is_dropped_and_never_offered_as_a_reading():
-    from vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: detector and classifier faked
     classifier = _BrightnessClassifier()
     reader.classifiers, reader.class_names, reader.rotations, reader.crop_size = \
@@ -494,7 +494,7 @@ class _ContrastClassifier:
 
 
 def test_a_box_neither_the_detector_nor_the_classifiers_believe_in_is_dropped():
-    from vision.recognizer import UNSURE_BOX, TwoStageRecognizer
+    from mahjong_lens.vision.recognizer import UNSURE_BOX, TwoStageRecognizer
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     classifier = _ContrastClassifier()
     reader.classifiers, reader.class_names, reader.rotations, reader.crop_size = \
@@ -511,7 +511,7 @@ def test_a_box_neither_the_detector_nor_the_classifiers_believe_in_is_dropped():
 
 
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
-    from vision.recognizer import tiles_lie
+    from mahjong_lens.vision.recognizer import tiles_lie
     standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]
     assert tiles_lie(np.array([lying] * 14, np.float32))                  # a hand running up the photo
     assert tiles_lie(np.array([standing] * 26 + [lying] * 26, np.float32))  # a table: two players lie
@@ -520,7 +520,7 @@ def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
 
 
 def test_a_weak_box_around_a_found_tile_and_part_of_its_neighbour_is_dropped():
-    from vision.recognizer import without_covering_boxes
+    from mahjong_lens.vision.recognizer import without_covering_boxes
     tile, neighbour = [100, 0, 130, 40], [131, 0, 161, 40]
     around = [95, -5, 150, 45]   # the tile and half its neighbour: IoU with the tile 0.44, under NMS's 0.5
     boxes = np.array([tile, neighbour, around], np.float32)
@@ -535,7 +535,7 @@ def test_a_weak_box_around_a_found_tile_and_part_of_its_neighbour_is_dropped():
 
 
 def test_a_second_look_adds_only_sure_boxes_where_the_first_found_nothing():
-    from vision.recognizer import NEW_BOX_CONF, NEW_BOX_IOU, added_boxes
+    from mahjong_lens.vision.recognizer import NEW_BOX_CONF, NEW_BOX_IOU, added_boxes
     first = np.array([[0, 0, 30, 40], [100, 0, 130, 40]], np.float32)
     more = np.array([[2, 0, 32, 40],       # the first tile again: IoU 0.88
                      [118, 0, 148, 40],    # half over the second: IoU 0.25, above the limit
@@ -555,7 +555,7 @@ def test_a_second_look_adds_only_sure_boxes_where_the_first_found_nothing():
 def _art_row() -> np.ndarray | None:
     """A 640 px photo-like image: fourteen art tiles in a row on a green cloth."""
     import cv2
-    from datasets.art import default_art_dir
+    from mahjong_lens.datasets.art import default_art_dir
     art = default_art_dir() / "fluffy_regular"  # $MAHJONG_LENS_DATA/art or ../shared/data/art
     names = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "5z", "5z"]
     image = np.full((640, 640, 3), (40, 110, 30), np.uint8)
@@ -600,7 +600,7 @@ def exported_models(tmp_path_factory) -> Path:
     pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     import shutil
-    from vision.recognizer import export_onnx
+    from mahjong_lens.vision.recognizer import export_onnx
     if not (MODELS_DIR / DETECTOR_FILE).exists() or not (MODELS_DIR / CLASSIFIER_FILE).exists():
         pytest.skip("no trained weights in models/ yet")
     folder = tmp_path_factory.mktemp("models")
@@ -613,7 +613,7 @@ def exported_models(tmp_path_factory) -> Path:
 
 
 def test_the_onnx_exports_read_as_the_pytorch_weights_do(exported_models: Path, capsys):
-    from vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
     image = _art_row()
     if image is None:
         pytest.skip("tile art not available")
@@ -635,7 +635,7 @@ def test_the_onnx_exports_read_as_the_pytorch_weights_do(exported_models: Path, 
 def test_a_stale_onnx_export_is_not_used(exported_models: Path, tmp_path: Path):
     import shutil
     import onnx
-    from vision.recognizer import ONNX_SOURCE_KEY
+    from mahjong_lens.vision.recognizer import ONNX_SOURCE_KEY
     for name in ("tile_detector", "tile_classifier"):
         shutil.copy(exported_models / f"{name}.pt", tmp_path / f"{name}.pt")
         shutil.copy(exported_models / f"{name}.onnx", tmp_path / f"{name}.onnx")
@@ -649,7 +649,7 @@ def test_a_stale_onnx_export_is_not_used(exported_models: Path, tmp_path: Path):
 
 def test_only_a_classifier_is_published_as_the_second_one(tmp_path: Path, capsys):
     import argparse
-    from vision.train import configure_parser, run
+    from mahjong_lens.vision.train import configure_parser, run
     parser = argparse.ArgumentParser()
     configure_parser(parser)
     args = parser.parse_args(["--stage", "detector", "--second", "--work", str(tmp_path)])
@@ -669,7 +669,7 @@ def _fake_data_dir(root: Path) -> Path:
     """A data folder with two labelled 'photos' (one of them a development photo) and the
     shared tile art linked in."""
     import cv2
-    from datasets.art import default_art_dir
+    from mahjong_lens.datasets.art import default_art_dir
     art = default_art_dir()
     if not art.is_dir():
         pytest.skip("no shared tile art (set MAHJONG_LENS_DATA)")
@@ -689,7 +689,7 @@ def _fake_data_dir(root: Path) -> Path:
 
 
 def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path):
-    from vision.train import prepare_classifier_data
+    from mahjong_lens.vision.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=1, screen_count=2, size=48)
     train, val = root / "train", root / "val"
@@ -707,7 +707,7 @@ def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path)
 
 def test_boxes_on_no_tile_become_a_class_of_their_own_only_when_asked_for(tmp_path: Path):
     import cv2
-    from vision.train import prepare_classifier_data
+    from mahjong_lens.vision.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     asked: list[list] = []
 
@@ -728,7 +728,7 @@ def test_boxes_on_no_tile_become_a_class_of_their_own_only_when_asked_for(tmp_pa
 def test_a_classifier_grows_a_class_keeping_what_it_learnt(tmp_path: Path):
     import torch
     from ultralytics.nn.tasks import ClassificationModel
-    from vision.train import with_new_class
+    from mahjong_lens.vision.train import with_new_class
     model = ClassificationModel("yolo11n-cls.yaml", nc=3, verbose=False).eval()
     model.names = {0: "1m", 1: "2m", 2: "back"}
     weights = tmp_path / "small.pt"
@@ -752,8 +752,8 @@ def test_a_classifier_grows_a_class_keeping_what_it_learnt(tmp_path: Path):
 def test_boxes_on_no_tile_are_those_read_face_down_or_no_tile_where_nothing_is_labelled():
     """The examples of NOT_A_TILE: boxes read `back`, or already read as no tile by a reader
     that knows the class (it drops them, so they are taken before it does), on no label."""
-    from vision.recognizer import TwoStageRecognizer
-    from vision.train import faces_down_on_no_label
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.train import faces_down_on_no_label
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     reader.class_names = ["1m", "back", "none"]
     found = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10], [60, 0, 70, 10]], np.float32)
@@ -769,8 +769,8 @@ def test_boxes_on_no_tile_are_those_read_face_down_or_no_tile_where_nothing_is_l
 
 
 def test_crops_and_boxes_on_no_tile_share_one_look_at_each_photo():
-    from vision.recognizer import TwoStageRecognizer
-    from vision.train import crop_detector, faces_down_on_no_label, once_per_photo
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.train import crop_detector, faces_down_on_no_label, once_per_photo
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     reader.class_names = ["1m", "back", "none"]
     looked = []
@@ -792,7 +792,7 @@ def test_crops_and_boxes_on_no_tile_share_one_look_at_each_photo():
 
 def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsys):
     import argparse
-    from vision.train import configure_parser, run
+    from mahjong_lens.vision.train import configure_parser, run
     parser = argparse.ArgumentParser()
     configure_parser(parser)
     assert run(parser.parse_args(["--stage", "classifier", "--not-a-tile", "--work", str(tmp_path)])) == 2
@@ -801,7 +801,7 @@ def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsy
 
 
 def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):
-    from vision.train import prepare_classifier_data
+    from mahjong_lens.vision.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, real_copies=3)
     crops = sorted(p.stem for p in (root / "train" / "1m").glob("real*.png"))
@@ -811,7 +811,7 @@ def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):
 
 def test_rare_classes_get_more_copies_towards_the_median():
     from collections import Counter
-    from vision.train import rare_class_copies
+    from mahjong_lens.vision.train import rare_class_copies
     counts = Counter({0: 600, 1: 620, 2: 580, 3: 600, 4: 610, 5: 590, 30: 200, 31: 100, 32: 10})
     copies = rare_class_copies(counts)
     assert copies[0] == copies[1] == copies[2] == 1
@@ -821,7 +821,7 @@ def test_rare_classes_get_more_copies_towards_the_median():
 
 def test_slanted_crop_shows_the_tile_turned_with_its_bounding_box():
     import cv2
-    from vision.train import slanted_crop
+    from mahjong_lens.vision.train import slanted_crop
     image = np.full((300, 300, 3), 40, np.uint8)
     image[100:200, 120:180] = 255                     # a white tile, 60 x 100, upright
     straight = slanted_crop(image, (120, 100, 180, 200), 0.0, 0.0, 64)
@@ -840,7 +840,7 @@ def test_slanted_crop_shows_the_tile_turned_with_its_bounding_box():
 
 
 def test_slanted_and_balanced_real_copies_are_all_written(tmp_path: Path):
-    from vision.train import prepare_classifier_data
+    from mahjong_lens.vision.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, real_copies=2,
                                    slant=15.0, balance=True)
@@ -851,7 +851,7 @@ def test_slanted_and_balanced_real_copies_are_all_written(tmp_path: Path):
 
 def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(tmp_path: Path):
     import cv2
-    from vision.train import prepare_classifier_data
+    from mahjong_lens.vision.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
     # two copies of one training photo: six tiles upright (3:4 boxes), and a tilted copy whose
@@ -873,7 +873,7 @@ def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(t
 
 
 def test_labels_snap_to_the_detector_box_on_their_tile():
-    from vision.train import snap_to_detector
+    from mahjong_lens.vision.train import snap_to_detector
     tile_a, tile_b, far = (0, 0, 30, 40), (30, 0, 60, 40), (200, 200, 230, 240)
     shifted = (10, 0, 40, 40)  # a label slid a third of a tile off tile A, onto B
     assert snap_to_detector([shifted, (100, 100, 130, 140)], [tile_b, tile_a, far]) == [tile_a, None]
@@ -884,7 +884,7 @@ def test_labels_snap_to_the_detector_box_on_their_tile():
 
 def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):
     import cv2
-    from vision.train import prepare_classifier_data
+    from mahjong_lens.vision.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
     # a turned copy of a row of six tiles, labelled with inflated (square, too large) boxes
@@ -916,7 +916,7 @@ def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):
 
 
 def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
-    from vision.train import prepare_detector_data
+    from mahjong_lens.vision.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")
     yaml = prepare_detector_data(data, tmp_path / "work", screen_count=2)
     root = yaml.parent
@@ -929,7 +929,7 @@ def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
 
 
 def test_turned_labels_follow_the_picture_turned_a_quarter():
-    from vision.train import turn_labels
+    from mahjong_lens.vision.train import turn_labels
     image = np.zeros((100, 200, 3), np.uint8)
     image[10:40, 120:150] = 255  # a box at x 120-150, y 10-40 of a 200 x 100 picture
     rows = [(3, 135 / 200, 25 / 100, 30 / 200, 30 / 100)]
@@ -945,7 +945,7 @@ def test_turned_labels_follow_the_picture_turned_a_quarter():
 
 
 def test_turned_boxes_follow_the_picture_and_three_turns_turn_them_back():
-    from vision.detections import turned_boxes
+    from mahjong_lens.vision.detections import turned_boxes
     image = np.zeros((100, 200, 3), np.uint8)
     image[10:40, 120:150] = 255  # a box at x 120-150, y 10-40 of a 200 x 100 picture
     box = np.array([[120, 10, 150, 40]])
@@ -958,7 +958,7 @@ def test_turned_boxes_follow_the_picture_and_three_turns_turn_them_back():
 
 def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path):
     import cv2
-    from vision.train import prepare_detector_data
+    from mahjong_lens.vision.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
     # a scattered single-tile photo is not turned (only tiles standing side by side are) ...
@@ -984,7 +984,7 @@ def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path)
 
 
 def test_a_model_is_read_at_the_size_it_was_trained_at():
-    from vision.recognizer import trained_size
+    from mahjong_lens.vision.recognizer import trained_size
 
     class Metadata:
         custom_metadata_map = {"imgsz": "[512, 512]"}
@@ -1003,7 +1003,7 @@ def test_a_model_is_read_at_the_size_it_was_trained_at():
 
 def test_photos_whose_labels_lay_out_as_a_hand_are_reported_as_hands(tmp_path: Path):
     import cv2
-    from vision.evaluate import HAND_ROW, TURNED, evaluate, lays_out_as_hand
+    from mahjong_lens.vision.evaluate import HAND_ROW, TURNED, evaluate, lays_out_as_hand
     faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
     row = [Truth(face, (20 + 32 * k, 40, 50 + 32 * k, 80)) for k, face in enumerate(faces)]
     assert lays_out_as_hand(row)
@@ -1045,7 +1045,7 @@ class _FixedReader:
 
 def test_eval_counts_hands_read_exactly_apart_from_the_tiles_around_them(tmp_path: Path):
     import cv2
-    from vision.evaluate import HAND_ROW, evaluate, format_table, hand_read_exactly, reference_hand
+    from mahjong_lens.vision.evaluate import HAND_ROW, evaluate, format_table, hand_read_exactly, reference_hand
     faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
     row = [Truth(face, (20 + 32 * k, 200, 50 + 32 * k, 240)) for k, face in enumerate(faces)]
     discard = TileDetection("9p", (300, 20, 330, 60), 0.9)  # on the table, not labelled
@@ -1081,7 +1081,7 @@ def test_eval_counts_the_hands_of_rotated_copies_too(tmp_path: Path):
     """Roboflow's rotated copies of hand rows have inflated (square) labels, so their boxes
     are reported apart; their hands, compared as multisets of tiles, are still counted."""
     import cv2
-    from vision.evaluate import ROTATED, evaluate
+    from mahjong_lens.vision.evaluate import ROTATED, evaluate
     faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
     row = [Truth(face, (20 + 34 * k, 200, 54 + 34 * k, 234)) for k, face in enumerate(faces)]  # square
     images, labels = tmp_path / "images", tmp_path / "labels"
@@ -1114,7 +1114,7 @@ def _valid_photo(data: Path, name: str, label: str = "4 0.5 0.5 0.2 0.3\n") -> s
 
 
 def test_a_photo_list_names_photos_with_labels_and_refuses_a_missing_one(tmp_path: Path):
-    from vision.train import read_photo_list
+    from mahjong_lens.vision.train import read_photo_list
     relative = _valid_photo(tmp_path, "IMG_2742_JPG.rf.x.jpg")
     listing = tmp_path / "list.txt"
     listing.write_text(f"# the new set\n\n{relative}  # first half\n")
@@ -1126,7 +1126,7 @@ def test_a_photo_list_names_photos_with_labels_and_refuses_a_missing_one(tmp_pat
 
 def test_listed_photos_outside_train_are_all_training_crops_weighed_more(tmp_path: Path):
     import cv2
-    from vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
+    from mahjong_lens.vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     # a name the development split would take: listed, it is a training photo all the same
     name = next(f"IMG_{n}_JPG.rf.x.jpg" for n in range(2700, 2900) if is_dev_photo(f"IMG_{n}_JPG.rf.x.jpg"))
@@ -1157,9 +1157,9 @@ def test_listed_photos_outside_train_are_all_training_crops_weighed_more(tmp_pat
 
 def test_the_evaluation_leaves_out_the_photos_the_model_trained_on(tmp_path: Path, capsys, monkeypatch):
     import argparse
-    from vision import evaluate as evaluation
-    from vision import recognizer
-    from vision.recognizer import ALSO_TRAINED_FILE, also_trained_on
+    from mahjong_lens.vision import evaluate as evaluation
+    from mahjong_lens.vision import recognizer
+    from mahjong_lens.vision.recognizer import ALSO_TRAINED_FILE, also_trained_on
     seen = _valid_photo(tmp_path, "IMG_2742_JPG.rf.x.jpg")
     unseen = _valid_photo(tmp_path, "IMG_2761_JPG.rf.y.jpg")
     model = tmp_path / "model"
@@ -1185,8 +1185,8 @@ def test_the_evaluation_leaves_out_the_photos_the_model_trained_on(tmp_path: Pat
 
 def test_the_photos_trained_on_are_published_with_the_weights(tmp_path: Path, monkeypatch, capsys):
     import argparse
-    from vision import train
-    from vision.recognizer import also_trained_on
+    from mahjong_lens.vision import train
+    from mahjong_lens.vision.recognizer import also_trained_on
     data = tmp_path / "data"
     relative = _valid_photo(data, "IMG_2742_JPG.rf.x.jpg")
     listing = tmp_path / "list.txt"

@@ -1,10 +1,10 @@
-"""rules.referee: the claim against the computed result, in sentences (no web needed)."""
+"""mahjong_lens.rules.referee: the claim against the computed result, in sentences (no web needed)."""
 from __future__ import annotations
 
 import pytest
 
-from rules.referee import ClaimError, claimed_lines_from, compare_claim
-from rules.registry import score
+from mahjong_lens.rules.referee import ClaimError, claimed_lines_from, compare_claim
+from mahjong_lens.rules.registry import score
 
 
 def test_a_claim_is_compared_line_by_line():

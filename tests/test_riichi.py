@@ -19,11 +19,11 @@ from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, Opti
 from mahjong.meld import Meld as LibMeld
 from mahjong.tile import TilesConverter
 
-from rules import riichi
-from rules.generate import random_winning_hand
-from rules.tiles import plain
-from rules.hand import Hand, Situation, hand_from_dict
-from rules.registry import make_settings, score
+from mahjong_lens.rules import riichi
+from mahjong_lens.rules.generate import random_winning_hand
+from mahjong_lens.rules.tiles import plain
+from mahjong_lens.rules.hand import Hand, Situation, hand_from_dict
+from mahjong_lens.rules.registry import make_settings, score
 
 # -- helpers ---------------------------------------------------------------------------------
 

@@ -11,10 +11,10 @@ import sys
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
-from rules import registry
-from rules.generate import random_losing_hand, random_winning_hand
-from rules.hand import Hand, hand_from_dict
-from rules.rode_draak import (DOUBLINGS, LIMIT_HANDS, SEATS, Settings, TableError,
+from mahjong_lens.rules import registry
+from mahjong_lens.rules.generate import random_losing_hand, random_winning_hand
+from mahjong_lens.rules.hand import Hand, hand_from_dict
+from mahjong_lens.rules.rode_draak import (DOUBLINGS, LIMIT_HANDS, SEATS, Settings, TableError,
                               apply_doublings, score, settle, settle_table)
 
 # Nine tiles that never score together: two suits, no pair, no pung.

@@ -14,14 +14,14 @@ import cv2
 import numpy as np
 import pytest
 
-from rules.registry import score
-from rules.tiles import tile_unicode
-from vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
-from vision.detections import TileDetection
+from mahjong_lens.rules.registry import score
+from mahjong_lens.rules.tiles import tile_unicode
+from mahjong_lens.vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
+from mahjong_lens.vision.detections import TileDetection
 from mahjong_lens.scan_command import detections_from_json, summary
-from vision.drawing import annotate
-from vision.image_input import ScanError, decode_image, exif_orientation, image_size
-from vision.scan import scan_detections, scan_image
+from mahjong_lens.vision.drawing import annotate
+from mahjong_lens.vision.image_input import ScanError, decode_image, exif_orientation, image_size
+from mahjong_lens.vision.scan import scan_detections, scan_image
 
 from test_layout import TILE_W, place, row
 

@@ -9,9 +9,12 @@ PACKAGES = ("rules", "vision", "webui", "datasets", "mahjong_lens")
 
 
 def _module_name(path: Path) -> str:
+    """The installed name: the folders rules/, vision/, ... are mahjong_lens.rules, ..."""
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
+    if parts[0] != "mahjong_lens":
+        parts.insert(0, "mahjong_lens")
     return ".".join(parts)
 
 
@@ -34,7 +37,7 @@ def _imports() -> dict[str, set[str]]:
             for target in targets:
                 while target and target not in modules:
                     target = target.rpartition(".")[0]
-                if target and target != name and target not in package.split(".")[:1]:
+                if target and target != name and target != "mahjong_lens":
                     graph[name].add(target)
     return graph
 
@@ -66,8 +69,21 @@ def test_no_module_imports_itself_through_others():
 def test_the_rules_import_no_vision_web_or_training_code():
     graph = _imports()
     for name, targets in graph.items():
-        if name.startswith("rules"):
-            assert not [t for t in targets if not t.startswith("rules")], name
+        if name.startswith("mahjong_lens.rules"):
+            assert not [t for t in targets if not t.startswith("mahjong_lens.rules")], name
+
+
+def test_everything_is_imported_under_the_one_installed_name():
+    """A top-level `rules` or `datasets` would be a second copy of a module (and `datasets`
+    shadows a well-known package): every import goes through mahjong_lens."""
+    stray = []
+    for package in PACKAGES + ("tests", "benchmarks"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+                stray += [f"{path.name}: {n}" for n in names if n.split(".")[0] in PACKAGES[:4]]
+    assert stray == []
 
 
 def test_the_cycle_finder_finds_a_cycle():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.table_setup import (SetupError, Stack, ari_ari_break, dice_count, rode_draak_break,
+from mahjong_lens.rules.table_setup import (SetupError, Stack, ari_ari_break, dice_count, rode_draak_break,
                                wsom_seat_draw)
 
 

@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from rules.tiles import (
+from mahjong_lens.rules.tiles import (
     NotationError, dora_from_indicator, format_tiles, kind, kind_tile, parse_tile, parse_tiles,
     sort_key, tile_name, tile_unicode,
 )

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from rules.tournament import (Schedule, Slip, TournamentError, check_slip, make_schedule, running_totals,
+from mahjong_lens.rules.tournament import (Schedule, Slip, TournamentError, check_slip, make_schedule, running_totals,
                               slip_from_dict, slip_payments, slip_transfers, standings)
 
 EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hans"]

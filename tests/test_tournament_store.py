@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from rules.tournament import TournamentError
-from webui.tournament_store import TournamentStore
+from mahjong_lens.rules.tournament import TournamentError
+from mahjong_lens.webui.tournament_store import TournamentStore
 
 EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "=Hans"]
 

@@ -2,8 +2,8 @@
 Rode Draak table settles the losers among themselves too (rules.rode_draak.transfers)."""
 from __future__ import annotations
 
-from rules.registry import score
-from rules.rode_draak import settle_table, transfers
+from mahjong_lens.rules.registry import score
+from mahjong_lens.rules.rode_draak import settle_table, transfers
 
 WON = {"concealed": "123m456p789s555z11z", "win_tile": "1z", "self_drawn": True}
 

@@ -12,10 +12,10 @@ import time
 import numpy as np
 import pytest
 
-from rules.tiles import parse_tiles
-from vision.detections import TileDetection
-from webui import create_app
-from webui.app import configure_serve
+from mahjong_lens.rules.tiles import parse_tiles
+from mahjong_lens.vision.detections import TileDetection
+from mahjong_lens.webui import create_app
+from mahjong_lens.webui.app import configure_serve
 
 # Rode Draak, East seat in the East round, self-drawn, concealed:
 #   20 Mahjong + 8 concealed pung of White dragons + 2 pair of own wind + 2 pair of
@@ -691,7 +691,7 @@ def test_serve_takes_allowed_hosts():
     assert parser.parse_args([]).allowed_host == []
     args = parser.parse_args(["--allowed-host", "table.lan", "--allowed-host", "a.example,b.example"])
     assert args.allowed_host == ["table.lan", "a.example,b.example"]
-    from webui.security import HostPolicy
+    from mahjong_lens.webui.security import HostPolicy
     policy = HostPolicy(args.host, args.allowed_host)
     assert all(policy.allows(h) for h in ("table.lan", "a.example:80", "b.example", "127.0.0.1:8000"))
 

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from mahjong_lens.cli import main as cli_main
-from rules.generate import random_winning_hand
-from rules.hand import hand_from_dict
-from rules.registry import make_settings, score as registry_score
-from rules.wsom import PATTERNS, Settings, payments, score
+from mahjong_lens.rules.generate import random_winning_hand
+from mahjong_lens.rules.hand import hand_from_dict
+from mahjong_lens.rules.registry import make_settings, score as registry_score
+from mahjong_lens.rules.wsom import PATTERNS, Settings, payments, score
 
 
 def pung(tiles):

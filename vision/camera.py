@@ -6,7 +6,7 @@ a hand only when most of them agree, so the page shows one steady reading rather
 than a flicker. ``watch`` is the loop the web app runs: it yields each frame, the
 frame with the reading drawn on it, and the stable scan (or None while there is none).
 
-``python -m vision.camera SOURCE`` prints each newly stable reading as a JSON line.
+``python -m mahjong_lens.vision.camera SOURCE`` prints each newly stable reading as a JSON line.
 """
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def watch(source: int | str | Camera, recognizer: Recognizer, context: dict | No
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.camera",
+    parser = argparse.ArgumentParser(prog="python -m mahjong_lens.vision.camera",
                                      description="print each newly stable hand seen by a camera or in a video")
     parser.add_argument("source", help="webcam index (0), video file or stream URL")
     parser.add_argument("--rules", default="rode-draak")

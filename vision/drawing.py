@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from rules.tiles import tile_name
+from mahjong_lens.rules.tiles import tile_name
 
 ROLE_COLOURS = {"concealed": (60, 180, 60), "win": (40, 40, 230), "meld": (220, 120, 30),
                 "dora": (200, 40, 200), "dead_wall": (140, 140, 140), "flower": (0, 140, 255),

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
-from datasets.real import inflated_boxes, pixel_box, read_yolo_labels
-from vision.detections import TileDetection, turned_boxes
+from mahjong_lens.datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
+from mahjong_lens.datasets.real import inflated_boxes, pixel_box, read_yolo_labels
+from mahjong_lens.vision.detections import TileDetection, turned_boxes
 
 IOU_THRESHOLD = 0.5
 #: Below IoU 0.5 but at least this, a box and a label are taken for the same tile, the two
@@ -192,7 +192,7 @@ def truths_of(rows: list[tuple[int, float, float, float, float]], width: int, he
 def labelled_images(folder: Path, dev_only: bool = False) -> list[tuple[str, Path, Path]]:
     """(source, image, label file) for every images/ folder under `folder`.  The source is
     the data set's folder name plus the kind of photo (hand rows, tray, single tiles...)."""
-    from datasets.real import is_dev_photo, photo_source
+    from mahjong_lens.datasets.real import is_dev_photo, photo_source
     found = []
     image_dirs = [folder] if folder.name == "images" else sorted(folder.rglob("images"))
     for image_dir in image_dirs:
@@ -244,7 +244,7 @@ def largest_hand_tiles(detections: list[TileDetection]) -> list[str]:
     """Every tile of the largest hand the layout finds among `detections` (its concealed
     tiles, its melds as laid, its flowers), or [] when it finds none: the hand a scan of the
     photo would score."""
-    from vision.layout import find_layout
+    from mahjong_lens.vision.layout import find_layout
     layout = find_layout(detections)
     if not layout.hands:
         return []
@@ -577,7 +577,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.recognizer import ALSO_TRAINED_FILE, also_trained_on, load_recognizer
+    from mahjong_lens.vision.recognizer import ALSO_TRAINED_FILE, also_trained_on, load_recognizer
     items = []
     for folder in args.data:
         found = labelled_images(Path(folder), dev_only=args.dev)

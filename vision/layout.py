@@ -35,8 +35,8 @@ from typing import Sequence
 
 import numpy as np
 
-from rules.hand import SetType
-from rules.tiles import plain, sort_key, tile_name
+from mahjong_lens.rules.hand import SetType
+from mahjong_lens.rules.tiles import plain, sort_key, tile_name
 
 from .detections import TileDetection
 

@@ -30,7 +30,7 @@ class LiveFeed:
         self.assistant = assistant
         self.scan_interval = scan_interval
         # steady: the same tiles in all of the last `stable_after` readings (camera.TemporalVoter,
-        # the rule `python -m vision.camera` uses too)
+        # the rule `python -m mahjong_lens.vision.camera` uses too)
         self._voter = TemporalVoter(window=stable_after, min_agreement=1.0)
         self._changed = threading.Condition()
         self._jpeg: bytes | None = None

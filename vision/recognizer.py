@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.classes import CLASS_NAMES, NOT_A_TILE
+from mahjong_lens.datasets.classes import CLASS_NAMES, NOT_A_TILE
 from mahjong_lens import TRAIN_EXTRA
-from vision.detections import TileDetection, turned_boxes
-from vision.onnx_models import (ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
+from mahjong_lens.vision.detections import TileDetection, turned_boxes
+from mahjong_lens.vision.onnx_models import (ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
                                 file_sha256, onnx_session, to_tensor)
 
 

@@ -15,9 +15,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from rules.context import CONTEXT_FIELDS, unknown_fields
-from rules.registry import rule_set
-from rules.tiles import WINDS, format_tiles, plain, tile_name
+from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
+from mahjong_lens.rules.registry import rule_set
+from mahjong_lens.rules.tiles import WINDS, format_tiles, plain, tile_name
 
 from .detections import Recognizer, TileDetection
 from .image_input import ScanError, _on_white
@@ -198,8 +198,8 @@ def _reading(hand: HandLayout) -> dict[str, Any]:
 def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | None,
                 needs_win: bool) -> dict[str, Any]:
     """A hand entry: the hand dict and its result, or an error saying what is missing."""
-    from rules.registry import score
-    from rules.win_tile import ask_win_tile
+    from mahjong_lens.rules.registry import score
+    from mahjong_lens.rules.win_tile import ask_win_tile
     entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
     if hand.errors:
         entry["error"] = hand.errors[0]

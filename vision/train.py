@@ -31,11 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
-from datasets.real import (inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
+from mahjong_lens.datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
+from mahjong_lens.datasets.real import (inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
                            read_yolo_labels)
-from vision.detections import turned_boxes
-from vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
+from mahjong_lens.vision.detections import turned_boxes
+from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                SECOND_CLASSIFIER_FILE, ALSO_TRAINED_FILE, TwoStageRecognizer, also_trained_on,
                                export_onnx, load_recognizer, square_crop)
 
@@ -139,7 +139,7 @@ def faces_down_on_no_label(reader: TwoStageRecognizer,
     of `NOT_A_TILE`.  Counting the boxes already read as no tile keeps them when a reader
     that learnt the class cuts the crops (`back` alone: 66 boxes with step 11's classifiers,
     30 with step 12's).  `readings`: `reader.readings` unless given (``once_per_photo``)."""
-    from vision.evaluate import NEAR_IOU, iou
+    from mahjong_lens.vision.evaluate import NEAR_IOU, iou
     on_no_tile = {reader.class_names.index(name) for name in (BACK, NOT_A_TILE) if name in reader.class_names}
     read = readings or reader.readings
 
@@ -156,7 +156,7 @@ def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou:
     where the detector puts its boxes sees what it will see when reading a photo; and a
     label that Roboflow shifted off its tile (its turned copies) still names the tile the
     detector finds under it, rather than a crop of half of two tiles."""
-    from vision.evaluate import iou
+    from mahjong_lens.vision.evaluate import iou
     pairs = sorted(((iou(label, found), i, j) for i, label in enumerate(label_boxes)
                     for j, found in enumerate(detector_boxes)), reverse=True)
     snapped: list[Box | None] = [None] * len(label_boxes)
@@ -207,7 +207,7 @@ def synth_scenes(work: Path, count: int, seed: int) -> list[Path]:
     images = out / "images"
     if not (images.exists() and len(list(images.glob("*.jpg"))) >= count):
         try:
-            from datasets.synth import generate  # the data engineer's renderer
+            from mahjong_lens.datasets.synth import generate  # the data engineer's renderer
         except ImportError as error:
             print(f"train: no synthetic scenes ({error}); training on real photos only")
             return []
@@ -224,7 +224,7 @@ def screen_captures(work: Path, count: int, seed: int, art_dir: Path | None = No
     out = work / f"screens-{count}-{seed}"
     images = out / "images"
     if not (images.exists() and len(list(images.glob("*.jpg"))) >= count):
-        from datasets.synth import generate_screen_captures
+        from mahjong_lens.datasets.synth import generate_screen_captures
         print(f"train: rendering {count} screen captures into {out}")
         generate_screen_captures(out, count, seed, art_dirs=[art_dir] if art_dir else None)
     return sorted(images.glob("*.jpg"))
@@ -255,7 +255,7 @@ def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, 
     table sees the players at its sides. Roboflow's own rotated copies
     cannot teach this: their boxes are inflated."""
     import cv2
-    from vision.evaluate import lays_out_as_hand, truths_of
+    from mahjong_lens.vision.evaluate import lays_out_as_hand, truths_of
     rng = random.Random(seed)
     written = 0
     for image_path in images:

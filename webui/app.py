@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from rules.tournament import TournamentError
+from mahjong_lens.rules.tournament import TournamentError
 
 from .api import api
 from .pages import pages
@@ -175,7 +175,7 @@ def camera_problem(source: str) -> str | None:
     """Why the table camera cannot be used (it does not open, or gives no picture), or None."""
     import cv2
 
-    from vision.camera import Camera, CameraError
+    from mahjong_lens.vision.camera import Camera, CameraError
     # OpenCV's own warnings about the device would come before our sentence; ours says it
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     if not str(source).strip():

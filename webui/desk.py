@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.tiles import WIND_NAMES, WINDS
-from rules.tournament import (HANDS_PER_ROUND, MAX_ROUNDS, Schedule, Slip, TournamentError,
+from mahjong_lens.rules.tiles import WIND_NAMES, WINDS
+from mahjong_lens.rules.tournament import (HANDS_PER_ROUND, MAX_ROUNDS, Schedule, Slip, TournamentError,
                               running_totals, slip_payments, slip_transfers)
 
 from .tournament_store import StoredSlip, TournamentStore

@@ -4,10 +4,10 @@ from __future__ import annotations
 from flask import (Blueprint, Response, redirect, render_template, request, send_file,
                    stream_with_context, url_for)
 
-from rules.tournament import TournamentError
+from mahjong_lens.rules.tournament import TournamentError
 
 from .state import assistant
-from rules.tiles import WIND_NAMES
+from mahjong_lens.rules.tiles import WIND_NAMES
 
 from .service import ServiceError
 from .tournament_store import UnknownTournament

@@ -18,12 +18,12 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
-from rules.context import context_from_fields as rules_context
-from rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
-from rules.referee import ClaimError, claimed_lines_from, compare_claim
-from rules.tiles import WINDS
-from rules.win_tile import score_or_ask
+from mahjong_lens.rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
+from mahjong_lens.rules.context import context_from_fields as rules_context
+from mahjong_lens.rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
+from mahjong_lens.rules.referee import ClaimError, claimed_lines_from, compare_claim
+from mahjong_lens.rules.tiles import WINDS
+from mahjong_lens.rules.win_tile import score_or_ask
 
 from .desk import TournamentDesk
 from .store import Check, CheckStore
@@ -144,7 +144,7 @@ class _SerialRecognizer:
 def _vision(module: str):
     """vision.<module>, imported on first use (the page's scoring needs none of it)."""
     try:
-        return importlib.import_module(f"vision.{module}")
+        return importlib.import_module(f"mahjong_lens.vision.{module}")
     except ImportError as error:
         raise ServiceError(f"photo reading is not available in this installation ({error})", 503) \
             from None
@@ -230,7 +230,7 @@ class TableAssistant:
             with self._load_lock:
                 if self._recognizer is None:
                     try:
-                        from vision.recognizer import load_recognizer
+                        from mahjong_lens.vision.recognizer import load_recognizer
                         self._recognizer = _SerialRecognizer(load_recognizer(self._model))
                     except Exception as error:  # no model file, or vision not installed
                         raise ServiceError(
@@ -376,7 +376,7 @@ class TableAssistant:
         if not isinstance(payload, Mapping) or not isinstance(payload.get("hands"), Mapping):
             raise ServiceError("send {\"prevalent_wind\": \"E\", \"hands\": {\"E\": HAND, ...}}")
         try:
-            from rules.rode_draak import TableError, settle_table
+            from mahjong_lens.rules.rode_draak import TableError, settle_table
         except ImportError:
             raise ServiceError("table settlement is not available in this installation", 503) \
                 from None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from vision.image_input import image_extension
+from mahjong_lens.vision.image_input import image_extension
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS checks (

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from webui.store import _cell  # a name a spreadsheet would run as a formula is quoted
+from mahjong_lens.webui.store import _cell  # a name a spreadsheet would run as a formula is quoted
 
-from rules.tournament import (Schedule, Slip, Standing, TournamentError, check_slip, make_schedule,
+from mahjong_lens.rules.tournament import (Schedule, Slip, Standing, TournamentError, check_slip, make_schedule,
                               running_totals, slip_from_dict, slip_order, slip_payments, standings)
 
 _SCHEMA = """
