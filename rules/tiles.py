@@ -257,6 +257,14 @@ def tile_name(tile: str) -> str:
     return f"{tile[0]} of {SUIT_NAMES[tile[1]]}"
 
 
+def vocabulary() -> dict[str, object]:
+    """The words the page uses for tiles and winds, from here (the page keeps no copy)."""
+    codes = [f"{n}{s}" for s in "mps" for n in "0123456789"] + [f"{n}z" for n in range(1, 8)] + \
+        [f"{n}f" for n in range(1, 9)]
+    return {"winds": list(WINDS), "wind_names": dict(WIND_NAMES),
+            "names": {code: tile_name(code) for code in codes} | {"back": "Face-down tile"}}
+
+
 def tile_unicode(tile: str) -> str:
     """The Unicode glyph of a tile (U+1F000 block)."""
     if tile == "back":

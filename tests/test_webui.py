@@ -138,10 +138,18 @@ def test_pages_render_and_fetch_nothing_from_outside(client, path, words):
 
 
 def test_static_files_fetch_nothing_from_outside(client):
-    for name in ("app.js", "style.css"):
-        text = client.get(f"/static/{name}").get_data(as_text=True)
+    from pathlib import Path
+    modules = sorted(p.name for p in (Path(__file__).parent.parent / "webui" / "static" / "js").glob("*.js"))
+    assert "main.js" in modules and len(modules) > 5
+    for name in ["style.css", *(f"js/{m}" for m in modules)]:
+        response = client.get(f"/static/{name}")
+        text = response.get_data(as_text=True)
+        assert response.status_code == 200, name
         assert "http://" not in text and "https://" not in text and "@import" not in text
-        assert len(text) > 1000
+        # the modules import one another by relative path only
+        assert all(line.split(" from ")[-1].startswith(('"./', "'./"))
+                   for line in text.splitlines() if line.startswith("import ")), name
+    assert len(client.get("/static/style.css").get_data(as_text=True)) > 1000
 
 
 def test_rule_sets_and_their_settings(client):

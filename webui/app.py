@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from mahjong_lens.rules.tiles import vocabulary as tile_vocabulary
 from mahjong_lens.rules.tournament import TournamentError
 
 from .api import api
@@ -58,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     _register_errors(app)
+    app.context_processor(lambda: {"tile_vocabulary": tile_vocabulary()})
     app.before_request(_check_host_and_origin)
     app.before_request(_limit_body)
     app.after_request(_security_headers)

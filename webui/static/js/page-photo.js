@@ -1,0 +1,200 @@
+/* mahjong-lens, page-photo.js: The photo & score page (and the referee's check). */
+import { $, $$, postJSON, request, sentence, setStatus } from "./dom.js";
+import { HandState, slot } from "./hand.js";
+import { pickTile } from "./picker.js";
+import { HandEditor } from "./editor.js";
+import { readContext, setupContextForm } from "./context.js";
+import { renderResult } from "./results.js";
+import { checkPhoto, drawBoxes, readDataURL, scanForm } from "./photos.js";
+
+// ------------------------------------------------------------------ page: photo & score
+
+function photoPage() {
+  const form = $("#context");
+  const status = $("#photo-status");
+  const scoreBox = $("#score");
+  let scan = null;
+  let photoFile = null;
+  let scoreTicket = 0;
+  let timer = null;
+
+  let handEdited = false;  // the player changed the hand since the photo was read
+  const editor = new HandEditor($("#hand"), { onChange: () => { handEdited = true; redrawPhoto(); scheduleScore(); }, doraStrip: $("[data-strip=dora]", form), uraStrip: $("[data-strip=ura]", form) });
+  setupContextForm(form, () => scheduleScore());
+
+  function scheduleScore() {
+    clearTimeout(timer);
+    timer = setTimeout(scoreNow, 120);
+  }
+
+  async function scoreNow() {
+    const ticket = ++scoreTicket;  // only the newest answer is drawn
+    const state = editor.state;
+    $("#referee-verdict").hidden = true;  // a verdict was about the hand as it was
+    updateDoubtful();
+    if (!state.concealed.length && !state.melds.length && !state.win) {
+      scoreBox.innerHTML = '<p class="muted">The score appears when there is a hand.</p>';
+      return;
+    }
+    const context = readContext(form);
+    scoreBox.classList.add("busy");
+    try {
+      const result = await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options });
+      if (ticket !== scoreTicket) return;
+      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile });
+      // the photo's warning was about the hand as read: once the player has put it right, say so
+      if (scan && handEdited && status.classList.contains("warn")) {
+        if (result.question === "win_tile") setStatus(status, "Tap the tile that completed the hand, under “Score”, to get the score.", "warn");
+        else if (result.valid && !state.slots().some((s) => s.doubtful)) setStatus(status, `The hand is scored: ${result.points} points.`, "ok");
+      }
+    } catch (error) {
+      if (ticket === scoreTicket) {
+        scoreBox.innerHTML = '<p class="status error"></p>';
+        scoreBox.firstChild.textContent = sentence(error.message);
+      }
+    } finally {
+      if (ticket === scoreTicket) scoreBox.classList.remove("busy");
+    }
+  }
+
+  /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
+  function markWinTile(code) {
+    const state = editor.state;
+    const at = state.concealed.map((s) => s.code).lastIndexOf(code);
+    if (at < 0) return;
+    if (state.win) state.concealed.push(state.win);
+    state.win = state.concealed.splice(at, 1)[0];
+    editor.changed();
+  }
+
+  function redrawPhoto() {
+    if (scan) drawBoxes($("#photo-boxes"), scan, editor.state, onBoxClick);
+  }
+
+  function updateDoubtful() {
+    const note = $("#doubtful");
+    const doubtful = editor.state.slots().filter((s) => s.doubtful);
+    note.hidden = doubtful.length === 0;
+    if (!doubtful.length) return;
+    note.replaceChildren();
+    const text = document.createElement("span");
+    text.textContent = `${doubtful.length} tile${doubtful.length > 1 ? "s" : ""} the camera is not sure of, marked in orange: check ${doubtful.length > 1 ? "them" : "it"} first. `;
+    const go = document.createElement("button");
+    go.type = "button";
+    go.className = "link";
+    go.textContent = "Check now";
+    go.addEventListener("click", () => {
+      const first = $("#hand .tile.doubtful");
+      if (first) first.click();
+    });
+    note.append(text, go);
+  }
+
+  async function onBoxClick(index) {
+    const state = editor.state;
+    const s = state.slotForScan(index);
+    if (s) {
+      const element = $(`#hand .tile[data-scan="${index}"]`) || $(`[data-strip=dora] .tile[data-scan="${index}"]`);
+      if (element) element.click();
+      return;
+    }
+    const tile = scan.tiles[index];
+    if (tile.face_down) return;
+    const answer = await pickTile({ title: "Add this tile to the hand?", current: tile.tile, suggestions: [tile.tile] });
+    if (!answer || answer.action !== "set") return;
+    state.unused = state.unused.filter((i) => i !== index);
+    state.concealed.push(slot(answer.code, { scan: index, edited: answer.code !== tile.tile }));
+    editor.changed();
+  }
+
+  async function onPhoto(file) {
+    const problem = checkPhoto(file);
+    if (problem) { setStatus(status, sentence(problem), "error"); return; }
+    photoFile = file;
+    setStatus(status, "Reading the tiles…", "busy");
+    const context = readContext(form);
+    try {
+      scan = await request("/api/scan", { method: "POST", body: scanForm(file, context, { preview: true }) });
+    } catch (error) {
+      scan = null;
+      $("#photo-view").hidden = true;
+      setStatus(status, sentence(error.message), "error");
+      return;
+    }
+    const img = $("#photo-img");
+    img.src = scan.preview || URL.createObjectURL(file);
+    $("#photo-view").hidden = false;
+    const ura = editor.state.ura;  // not on the photo: what the player entered stays
+    editor.set(HandState.fromScan(scan));
+    editor.state.ura = ura;
+    editor.render();
+    handEdited = false;
+    redrawPhoto();
+    const found = (scan.tiles || []).length;
+    if (scan.question === "win_tile") {
+      setStatus(status, `${found} tiles found and read. Tap the tile that completed the hand, under “Score”, to get the score.`, "warn");
+    } else if (scan.error) {
+      setStatus(status, `${found} tiles found. ${sentence(scan.error)} Correct the hand below: click a tile to change or remove it, or “+ tile” to add one.`, "warn");
+    } else if (editor.state.slots().some((s) => s.doubtful)) {
+      // not "all read" in green while a doubted tile may be what spoils the score
+      const doubted = editor.state.slots().filter((s) => s.doubtful).length;
+      setStatus(status, `${found} tiles found; the camera is not sure of ${doubted === 1 ? "one" : doubted} (marked in orange): click ${doubted === 1 ? "it" : "them"} to check.`, "warn");
+    } else {
+      setStatus(status, `${found} tiles found and read. Click any tile to correct it.`, "ok");
+    }
+    updateDoubtful();
+    if (scan.result && scan.hand && !ura.length) renderResult(scoreBox, scan.result, context.seat_wind);
+    else scoreNow();
+  }
+
+  for (const input of [$("#photo-file"), $("#photo-capture")]) {
+    input.addEventListener("change", () => { if (input.files[0]) onPhoto(input.files[0]); input.value = ""; });
+  }
+  for (const button of $$("[data-add]")) button.addEventListener("click", () => editor.add(button.dataset.add));
+  for (const button of $$("[data-add-meld]")) button.addEventListener("click", () => editor.addMeld(button.dataset.addMeld));
+  $("#hand-clear").addEventListener("click", () => {
+    scan = null;
+    photoFile = null;
+    $("#photo-view").hidden = true;
+    editor.clear();
+  });
+
+  // the referee: the claim against the computed score, recorded on the server
+  const verdict = $("#referee-verdict");
+  $("#referee-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const refereeForm = event.target;
+    const context = readContext(form);
+    const claimed = refereeForm.elements.claimed_points.value.trim();
+    if (!/^-?\d+$/.test(claimed)) { verdict.hidden = false; verdict.className = "verdict bad"; verdict.textContent = "Enter the claimed score as a whole number."; return; }
+    const payload = {
+      hand: editor.state.toHand(context), rules: context.rules, options: context.options,
+      claimed_points: Number(claimed), claimed_breakdown: refereeForm.elements.claimed_breakdown.value,
+    };
+    try {
+      if (photoFile) payload.photo = await readDataURL(photoFile);
+      const answer = await postJSON("/api/referee", payload);
+      verdict.hidden = false;
+      verdict.className = `verdict ${answer.agree ? "ok" : "bad"}`;
+      verdict.replaceChildren();
+      const title = document.createElement("strong");
+      title.textContent = answer.agree ? `Agree: ${answer.computed.points} points.` : "Disagree.";
+      verdict.append(title);
+      if (answer.differences.length) {
+        const list = document.createElement("ul");
+        for (const line of answer.differences) list.append(Object.assign(document.createElement("li"), { textContent: line }));
+        verdict.append(list);
+      }
+      const note = document.createElement("p");
+      note.className = "muted";
+      note.innerHTML = `Recorded as check <a href="/referee">#${answer.check.id}</a>.`;
+      verdict.append(note);
+    } catch (error) {
+      verdict.hidden = false;
+      verdict.className = "verdict bad";
+      verdict.textContent = sentence(error.message);
+    }
+  });
+}
+
+export { photoPage };

@@ -1,0 +1,107 @@
+/* mahjong-lens, results.js: A result drawn: points, breakdown, payments, or the question which tile won. */
+import { sentence } from "./dom.js";
+import { WINDS, WIND_NAMES, tileElement } from "./tiles.js";
+
+// ------------------------------------------------------------------ showing a result
+
+/** Net gains -> who pays whom (debtors pay creditors, largest first). */
+const STANDARD_KEYS = new Set(["rules", "valid", "winning", "points", "breakdown", "payments", "transfers", "error",
+  "note", "win_tile_taken"]);
+
+/** Each seat's gain or loss, and who pays whom: `moves` as the server computed them
+ * ({from, to, amount}); the page adds up nothing itself. */
+function renderPayments(payments, seat = null, moves = []) {
+  const wrap = document.createElement("div");
+  wrap.className = "payments";
+  const chips = document.createElement("div");
+  chips.className = "seat-chips";
+  for (const wind of WINDS) {
+    if (!(wind in payments)) continue;
+    const value = payments[wind];
+    const chip = document.createElement("span");
+    chip.className = `seat-chip ${value > 0 ? "gain" : value < 0 ? "loss" : ""}`;
+    chip.innerHTML = `<b></b><span></span>`;
+    chip.firstChild.textContent = WIND_NAMES[wind] + (wind === seat ? " (this hand)" : "");
+    chip.lastChild.textContent = value > 0 ? `+${value}` : String(value);
+    chips.append(chip);
+  }
+  wrap.append(chips);
+  if (moves.length) {
+    const list = document.createElement("ul");
+    list.className = "transfers";
+    for (const { from, to, amount } of moves) {
+      const item = document.createElement("li");
+      item.textContent = `${WIND_NAMES[from]} pays ${WIND_NAMES[to]} ${amount}`;
+      list.append(item);
+    }
+    wrap.append(list);
+  }
+  return wrap;
+}
+
+function renderResult(target, result, seat = null, { onWinTile = null } = {}) {
+  target.replaceChildren();
+  if (!result) return;
+  const head = document.createElement("div");
+  head.className = "points-line";
+  if (result.question === "win_tile") {
+    // not a dead hand: only the winning tile is missing; one tap answers
+    const box = document.createElement("div");
+    box.className = "question";
+    box.append(Object.assign(document.createElement("strong"), { textContent: "Which tile completed the hand?" }),
+      Object.assign(document.createElement("p"), { className: "muted", textContent: "The score depends on it. Tap the tile that made Mahjong:" }));
+    const choices = document.createElement("div");
+    choices.className = "win-choices";
+    for (const candidate of result.win_candidates || []) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "win-choice";
+      button.dataset.winTile = candidate.tile;
+      button.title = candidate.name;
+      button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), { className: "win-points", textContent: `${candidate.points} points` }));
+      if (onWinTile) button.addEventListener("click", () => onWinTile(candidate.tile));
+      else button.disabled = true;
+      choices.append(button);
+    }
+    box.append(choices);
+    target.append(box);
+    return;
+  }
+  if (!result.valid) {
+    head.classList.add("invalid");
+    head.innerHTML = `<span class="badge bad">not valid</span> <span class="why"></span>`;
+    head.lastChild.textContent = sentence(result.error || "this hand cannot be scored");
+    target.append(head);
+    return;
+  }
+  head.innerHTML = `<span class="points" data-points></span><span class="unit">points</span>`;
+  head.querySelector("[data-points]").textContent = result.points;
+  const tags = document.createElement("span");
+  tags.className = "tags";
+  tags.append(Object.assign(document.createElement("span"), { className: result.winning ? "badge" : "badge soft", textContent: result.winning ? "Mahjong" : "not a win" }));
+  for (const [key, value] of Object.entries(result)) {
+    if (STANDARD_KEYS.has(key) || value === null || value === false || value === 0 || typeof value === "object") continue;
+    const name = key.replace(/_/g, " ");
+    const text = value === true ? name : ["han", "fu"].includes(key) ? `${value} ${name}` : `${name} ${value}`;
+    tags.append(Object.assign(document.createElement("span"), { className: "badge soft", textContent: text }));
+  }
+  head.append(tags);
+  target.append(head);
+  if (result.breakdown && result.breakdown.length) {
+    const table = document.createElement("table");
+    table.className = "breakdown";
+    for (const line of result.breakdown) {
+      const row = table.insertRow();
+      row.insertCell().textContent = line.name;
+      const value = row.insertCell();
+      value.textContent = line.value;
+      // a figure keeps to one line on the right; a sentence (a reason) wraps like text
+      value.className = String(line.value).length <= 24 ? "num" : "text";
+    }
+    target.append(table);
+  }
+  if (result.payments && Object.keys(result.payments).length) target.append(renderPayments(result.payments, seat, result.transfers || []));
+  if (result.note) target.append(Object.assign(document.createElement("p"), { className: "muted small", textContent: sentence(result.note) }));
+}
+
+export { renderPayments, renderResult };

@@ -1,0 +1,101 @@
+/* mahjong-lens, tiles.js: Tiles as the page draws and names them; the names of tiles and winds come from the server. */
+
+// ------------------------------------------------------------------ tiles
+
+// the names of tiles and winds are the server's (rules.tiles.vocabulary), served in the page
+const VOCABULARY = JSON.parse(document.querySelector("#vocabulary").textContent || "{}");
+const WINDS = VOCABULARY.winds || ["E", "S", "W", "N"];
+const WIND_NAMES = VOCABULARY.wind_names || {};
+// how a tile is drawn: the big letter and the small word of an honour, the suit's short word
+const SUIT_SHORT = { m: "char", p: "dots", s: "bam" };
+const HONOURS = {
+  "1z": ["E", "wind"], "2z": ["S", "wind"], "3z": ["W", "wind"], "4z": ["N", "wind"],
+  "5z": ["", "dragon"], "6z": ["G", "dragon"], "7z": ["R", "dragon"],
+};
+
+function parseTiles(text) {
+  const compact = String(text || "").replace(/\s+/g, "");
+  const tiles = [];
+  const pattern = /(\d+)([mpszf])/gy;
+  let match;
+  let end = 0;
+  while ((match = pattern.exec(compact)) !== null) {
+    for (const digit of match[1]) tiles.push(digit + match[2]);
+    end = pattern.lastIndex;
+  }
+  if (end !== compact.length) throw new Error(`cannot read "${compact.slice(end)}"`);
+  return tiles;
+}
+
+const SUIT_ORDER = "mpszf";
+function sortKey(tile) {
+  const n = tile[0] === "0" ? 5.5 : Number(tile[0]);
+  return SUIT_ORDER.indexOf(tile[1]) * 10 + n;
+}
+function sortTiles(tiles) { return [...tiles].sort((a, b) => sortKey(a) - sortKey(b)); }
+
+function formatTiles(tiles) {
+  let out = "";
+  let last = "";
+  for (const tile of sortTiles(tiles)) {
+    // "10m" would read as ten: a red five after a 1 starts a new group
+    if (last && last[1] === tile[1] && !(tile[0] === "0" && last[0] === "1")) {
+      out = out.slice(0, -1) + tile;
+    } else {
+      out += tile;
+    }
+    last = tile;
+  }
+  return out;
+}
+
+function plain(tile) { return tile[0] === "0" ? "5" + tile[1] : tile; }
+
+function tileName(tile) { return (VOCABULARY.names || {})[tile] || tile; }
+
+/** A short name for a label on the photo, where "5z" would mean nothing to a player. */
+const SHORT_HONOURS = { "1z": "E", "2z": "S", "3z": "W", "4z": "N", "5z": "Wh", "6z": "Gr", "7z": "Rd" };
+const SUIT_LETTER = { m: "C", p: "D", s: "B" };
+function shortName(tile) {
+  if (tile === "back") return "back";
+  if (SHORT_HONOURS[tile]) return SHORT_HONOURS[tile];
+  if (tile[1] === "f") return (Number(tile[0]) <= 4 ? "F" : "S") + (((Number(tile[0]) - 1) % 4) + 1);
+  if (SUIT_LETTER[tile[1]]) return (tile[0] === "0" ? "red 5" : tile[0]) + SUIT_LETTER[tile[1]];
+  return tile;
+}
+
+/** A tile picture: pure CSS, the face in large type and the suit in small. */
+function tileElement(code, { onClick = null, classes = [], label = null } = {}) {
+  const element = document.createElement(onClick ? "button" : "span");
+  if (onClick) { element.type = "button"; element.addEventListener("click", onClick); }
+  element.className = "tile";
+  element.dataset.tile = code;
+  element.title = label || tileName(code);
+  element.setAttribute("aria-label", element.title);
+  const face = document.createElement("span");
+  face.className = "face";
+  const sub = document.createElement("span");
+  sub.className = "sub";
+  if (code === "back") {
+    element.classList.add("back");
+  } else if (HONOURS[code]) {
+    const [letter, kind] = HONOURS[code];
+    element.classList.add(kind === "wind" ? "wind" : "dragon", `z${code[0]}`);
+    face.textContent = letter;
+    sub.textContent = kind;
+  } else if (code[1] === "f") {
+    element.classList.add("bonus");
+    face.textContent = code[0];
+    sub.textContent = Number(code[0]) <= 4 ? "flower" : "season";
+  } else {
+    element.classList.add(`suit-${code[1]}`);
+    face.textContent = code[0] === "0" ? "5" : code[0];
+    sub.textContent = SUIT_SHORT[code[1]];
+    if (code[0] === "0") element.classList.add("red-five");
+  }
+  element.append(face, sub);
+  for (const name of classes) element.classList.add(name);
+  return element;
+}
+
+export { WINDS, WIND_NAMES, formatTiles, parseTiles, plain, shortName, sortKey, tileElement, tileName };
