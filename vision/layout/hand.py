@@ -1,0 +1,198 @@
+"""Stage 3, a hand: a row's groups (and the rows of melds beside it) read as concealed
+tiles, melds and the winning tile; what stops it from being scored, in words."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from mahjong_lens.rules.hand import SetType
+from mahjong_lens.rules.tiles import plain, sort_key, tile_name
+
+from ..detections import TileDetection
+from .model import HandLayout, MeldLayout
+from .row import _Row
+from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
+                   _meld_type, _partition, _peel)
+from .thresholds import BACK
+
+
+def _describe(indices: Sequence[int], detections: Sequence[TileDetection]) -> str:
+    """Tiles as a player names them ('the East, the 3 of dots and a face-down tile'): the
+    page marks them on the photo, so no numbers are needed."""
+    return and_list([_named(detections[i].tile) for i in indices])
+
+
+def _named(tile: str) -> str:
+    return "a face-down tile" if tile == BACK else f"the {tile_name(tile)}"
+
+
+def and_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _loose_tiles(row: _Row, detections: Sequence[TileDetection]) -> int:
+    """Tiles of a row that are not in set-apart groups shaped like melds."""
+    groups = [[i for i in g if detections[i].tile[1:] != "f"] for g in row.groups]  # flowers aside
+    tiles = [i for g in groups for i in g]
+    if len(tiles) >= 3 and _partition(tiles, detections, row.sideways) is not None:
+        return 0  # sets laid one after another, whatever the gaps say
+    return sum(len(g) for g in groups
+               if g and not (_could_be_meld(g, detections, row.sideways) or _all_backs_kong(g, detections)))
+
+
+def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
+                    gap_melds: bool, win_tile: str | None) -> HandLayout:
+    """Split a hand's row(s) into concealed tiles, the winning tile, melds and flowers.
+
+    The row with the most tiles outside meld-shaped groups holds the concealed tiles;
+    any other row (laid in front of or beside it) holds melds only.
+    """
+    problems: list[str] = []
+    errors: list[str] = []
+    sideways = set().union(*(r.sideways for r in rows))
+    flowers = [i for r in rows for i in r.indices if detections[i].tile[1:] == "f"]
+    for r in rows:  # flowers and seasons are shown beside the melds; they are no part of a set
+        r.groups = [[i for i in g if i not in flowers] for g in r.groups]
+        r.groups = [g for g in r.groups if g]
+    primary = max(rows, key=lambda r: (_loose_tiles(r, detections), len(r.indices)))
+    for r in rows:  # companions read the same way as the hand
+        if r is not primary and float(np.dot(r.direction, primary.direction)) < 0:
+            r.direction, r.indices, r.groups = -r.direction, r.indices[::-1], [g[::-1] for g in r.groups[::-1]]
+
+    # the primary row: melds against the concealed tiles are peeled off first
+    groups: list[list[int]] = []
+    definite: set[int] = set()
+    for g in primary.groups:
+        called = sum(i in sideways for i in g)
+        split = _partition(g, detections, sideways) if called >= 2 or (called and len(g) > 4) else None
+        if split is None and called and len(g) > 4:
+            rest, peeled = _peel(g, detections, sideways)
+            split = ([rest] if rest else []) + peeled if peeled else None
+        for part in split or [g]:
+            if _is_definite_meld(part, detections, sideways) or (split and len(part) in (3, 4) and
+                                                                 _is_set(part, detections)) \
+                    or _all_backs_kong(part, detections):
+                definite.add(len(groups))
+            groups.append(part)
+
+    if not primary.conditioned:
+        # near a diagonal an unseen called tile widens the gaps beside it: pieces at the end
+        # that make a set together are one meld
+        k = len(groups) - 1
+        while k > 0:
+            joined = groups[k - 1] + groups[k]
+            if len(groups[k]) < 3 and len(joined) in (3, 4) and _is_set(joined, detections):
+                groups[k - 1:k + 1] = [joined]
+                definite = {j - 1 if j > k else j for j in definite if j != k}
+            k -= 1
+    win_group = None
+    singles = [k for k, g in enumerate(groups)
+               if len(g) == 1 and not detections[g[0]].face_down and g[0] not in sideways]
+    if win_tile is not None:
+        singles = [k for k in singles if plain(detections[groups[k][0]].tile) == plain(win_tile)]
+    if len(singles) == 1:
+        win_group = singles[0]
+    elif len(singles) > 1:
+        win_group = max(singles)  # the lone tile nearest the end of the concealed tiles
+        problems.append(f"several tiles lie apart ({_describe([groups[k][0] for k in singles], detections)}); "
+                        f"{_named(detections[groups[win_group][0]].tile)}, nearest the end of the hand, "
+                        "was taken as the winning tile")
+    meld_groups = set(definite)
+    if gap_melds or not primary.conditioned:
+        # undecorated sets set apart after the concealed tiles are declared melds (when a photo
+        # marks calls with sideways tiles, such groups are only the player's grouping, unless
+        # the row lies near a diagonal, where a sideways tile cannot be told from its box)
+        for k in range(len(groups) - 1, -1, -1):
+            if k == win_group or k in meld_groups:
+                continue
+            remaining = sum(len(g) for j, g in enumerate(groups) if j not in meld_groups and j != k)
+            if remaining < 2:
+                break
+            if _is_set(groups[k], detections):
+                meld_groups.add(k)
+            elif len(groups[k]) >= 6 and (split := _partition(groups[k], detections, set())):
+                # several sets laid without a gap between them
+                groups[k:k + 1] = split
+                meld_groups = {j + len(split) - 1 if j > k else j for j in meld_groups}
+                meld_groups.update(range(k, k + len(split)))
+                if win_group is not None and win_group > k:
+                    win_group += len(split) - 1
+            else:
+                break
+    melds: list[MeldLayout] = []
+    concealed_indices: list[int] = []
+    for k, group in enumerate(groups):
+        if k in meld_groups:
+            melds.append(_meld(group, detections, sideways))
+        else:
+            concealed_indices.extend(group)
+    for r in rows:
+        if r is primary:
+            continue
+        groups_of_row = r.groups
+        if not all(len(g) in (3, 4) and (_is_set(g, detections) or _all_backs_kong(g, detections))
+                   for g in groups_of_row):
+            # a row of melds only: split it by the tiles when its gaps do not split it into sets
+            whole = _partition([i for g in r.groups for i in g], detections, sideways)
+            groups_of_row = whole or groups_of_row
+        for group in groups_of_row:
+            parts = [group] if len(group) in (3, 4) else (_partition(group, detections, sideways) or [group])
+            for part in parts:
+                if len(part) in (3, 4):
+                    melds.append(_meld(part, detections, sideways))
+                else:
+                    errors.append(f"{_describe(part, detections)} lie beside the hand but are not a "
+                                  "set of three or four")
+                    concealed_indices.extend(part)
+    win_index = groups[win_group][0] if win_group is not None else None
+    if win_index is None and win_tile is not None:
+        # given by the user, not set apart: the last copy in the hand
+        copies = [i for i in concealed_indices if plain(detections[i].tile) == plain(win_tile)]
+        win_index = copies[-1] if copies else None
+    all_indices = [i for r in rows for i in r.indices]
+    centre = np.mean([detections[i].center for i in all_indices], axis=0)
+    hand = HandLayout(
+        indices=all_indices,
+        concealed=[detections[i].tile for i in concealed_indices],
+        concealed_indices=concealed_indices,
+        melds=melds,
+        win_tile=detections[win_index].tile if win_index is not None else None,
+        win_index=win_index,
+        flowers=flowers,
+        centre=(float(centre[0]), float(centre[1])),
+        direction=(float(primary.direction[0]), float(primary.direction[1])),
+        direction_from=primary.direction_from,
+        problems=problems,
+        errors=errors,
+        line=(primary.centre, primary.direction),
+    )
+    return hand
+
+
+def _meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> MeldLayout:
+    tiles = [detections[i].tile for i in group]
+    concealed = _concealed_kong(group, detections) is not None or _all_backs_kong(group, detections)
+    return MeldLayout(type=_meld_type(tiles), open=not concealed, tiles=tiles, indices=list(group),
+                      sideways=[i for i in group if i in sideways])
+
+
+def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list[str]:
+    """What stops a hand from being scored as laid out (sentences), beyond the tile count."""
+    out = []
+    for meld in hand.melds:
+        if meld.type == SetType.KONG and not any(t != BACK for t in meld.tiles):
+            out.append("a concealed kong lies with all four tiles face down: turn up the two middle "
+                       "ones so it can be read")
+        elif meld.type == "?":
+            out.append(f"{_describe(meld.indices, detections)} are laid out as a meld but do not make a "
+                       "chow, pung or kong")
+    stray = [i for i in hand.concealed_indices if i in {s for m in hand.melds for s in m.sideways}]
+    if stray:
+        out.append(f"{_describe(stray, detections)} lies sideways but is not in a set apart from the hand")
+    hidden = [i for i in hand.concealed_indices if detections[i].face_down]
+    if hidden:
+        count = "a face-down tile lies" if len(hidden) == 1 else f"{len(hidden)} face-down tiles lie"
+        out.append(f"{count} among the concealed tiles: turn {'it' if len(hidden) == 1 else 'them'} "
+                   "face up (only a concealed kong shows tiles face down)")
+    return out

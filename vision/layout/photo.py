@@ -1,0 +1,385 @@
+"""Stage 4, the photo: hands, their melds, the dead wall and dora indicators, strays; the table's order."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from mahjong_lens.rules.hand import SetType
+from mahjong_lens.rules.tiles import plain, sort_key, tile_name
+
+from ..detections import TileDetection
+from .hand import _hand_from_rows, _loose_tiles, hand_problems
+from .model import HandLayout, Layout, MeldLayout
+from .row import _Row, _build_row, _extents
+from .rows import _UnionFind, _angle_between, _box_growth, _fit_line, _is_wall, _rows_and_stacked
+from .sets import _is_set, _meld_type
+from .thresholds import (BACK, CLOSE_ALTERNATIVE, DOUBTFUL_FACE, MAX_HAND_TILES, MIN_FULL_HAND,
+                         MIN_HAND_TILES)
+
+
+def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
+                min_face_confidence: float = DOUBTFUL_FACE) -> bool:
+    """Whether the page should ask about a reading: its face is not probable enough
+    (`face_confidence`, or `confidence` when the recogniser gives no face probability), or
+    the runner-up comes close."""
+    sure = d.face_sureness
+    least = min_face_confidence if d.face_confidence is not None else min_confidence
+    return sure < least or any(alt != d.tile and alt_sure >= CLOSE_ALTERNATIVE * sure
+                               for alt, alt_sure in d.alternatives[:1])
+
+
+def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = None,
+                dora_region: Sequence[float] | None = None, min_confidence: float = 0.5,
+                min_face_confidence: float = DOUBTFUL_FACE, gap_melds: bool | None = None) -> Layout:
+    """The hands, dead wall and dora indicators laid out in a photo.
+
+    ``win_tile``: the winning tile when the user gives it (otherwise the tile set apart).
+    ``dora_region``: x1, y1, x2, y2 of a region the user marked; its face-up tiles are
+    the dora indicators. ``min_confidence``, ``min_face_confidence``: below these a reading
+    is doubtful (``is_doubtful``). ``gap_melds``: whether undecorated sets set apart at the
+    end of a hand are declared melds; by default, only when no tile in the photo lies
+    sideways (a photo that marks calls with sideways tiles marks all of them).
+    """
+    detections = list(detections)
+    doubtful = [i for i, d in enumerate(detections) if is_doubtful(d, min_confidence, min_face_confidence)]
+    problems: list[str] = []
+    region: list[int] = []
+    if dora_region is not None:
+        x1, y1, x2, y2 = dora_region
+        region = [i for i, d in enumerate(detections) if x1 <= d.center[0] <= x2 and y1 <= d.center[1] <= y2]
+    rest = [i for i in range(len(detections)) if i not in region]
+    found, stacked = _rows_and_stacked([detections[i] for i in rest])
+    rows = [[rest[i] for i in row] for row in found]
+    stacked_tiles = {rest[i] for i in stacked}
+    ratio_reference = _global_ratio(rows, detections)
+
+    def build(indices: list[int], up: np.ndarray | None = None) -> _Row:
+        return _build_row(indices, detections, ratio_reference, up)
+
+    walls, candidates, unassigned = [], [], []
+    for r in rows:
+        backs = sum(detections[i].face_down for i in r)
+        if _is_wall(r, detections):
+            if len(r) == 4 and backs == 4 or _holds_meld(build(r), detections):
+                candidates.append(r)  # perhaps a concealed kong shown all face down
+            elif len(r) <= 8:
+                walls.append(r)
+            else:
+                unassigned.extend(r)  # a standing hand seen from behind, or the live wall
+        else:
+            candidates.append(r)
+    built = {id(r): build(r) for r in candidates}
+    discards = _ponds([built[id(r)] for r in candidates if not set(r) <= stacked_tiles], detections)
+    unassigned.extend(discards)
+    candidates = [r for r in candidates if not set(r) & set(discards)]
+
+    # hands: the longest rows, each with the shorter rows of melds laid beside or in front of it
+    groups: list[list[list[int]]] = []
+    distance: dict[int, float] = {}
+    leftovers: list[list[int]] = []
+    for r in sorted(candidates, key=len, reverse=True):
+        near = _companion(built[id(r)], groups, built, detections) if len(r) >= 2 else None
+        if near is not None:
+            groups[near[0]].append(r)
+            distance[id(r)] = near[1]
+        elif len(r) >= MIN_HAND_TILES and not all(detections[i].face_down for i in r):
+            groups.append([r])
+        else:
+            leftovers.append(r)
+    # a hand holds at most 18 tiles and one row of loose (non-meld) tiles: the rows
+    # farthest from it go first (a row of discards nearby, another player's melds)
+    for group in groups:
+        while len(group) > 1:
+            loose = [r for r in group if _loose_tiles(built[id(r)], detections)]
+            tiles = sum(detections[i].tile[1:] != "f" for r in group for i in r)
+            if tiles <= MAX_HAND_TILES and len(loose) <= 1:
+                break
+            pool = group[1:] if len(loose) <= 1 else [r for r in group[1:] if r in loose] or group[1:]
+            farthest = max(pool, key=lambda r: distance[id(r)])
+            group.remove(farthest)
+            leftovers.append(farthest)
+    sizes = [sum(len(r) for r in g) for g in groups]
+    if any(s >= MIN_FULL_HAND for s in sizes):  # short rows beside real hands are discards or strays
+        leftovers += [r for g, s in zip(groups, sizes) if s < MIN_FULL_HAND for r in g]
+        groups = [g for g, s in zip(groups, sizes) if s >= MIN_FULL_HAND]
+    strays: list[int] = []  # lone tiles, off every row
+    for r in leftovers:
+        if len(r) == 4 and all(detections[i].face_down for i in r):
+            walls.append(r)
+        elif len(r) == 1:
+            strays.extend(r)
+        else:
+            unassigned.extend(r)
+
+    ups = _table_ups([built[id(g[0])] for g in groups])
+    hand_rows = [[build(r, up) if up is not None else built[id(r)] for r in g] for g, up in zip(groups, ups)]
+    all_sideways = set().union(*(row.sideways for g in hand_rows for row in g)) if hand_rows else set()
+    if gap_melds is None:
+        gap_melds = not all_sideways
+    hands = [_hand_from_rows(g, detections, gap_melds, win_tile) for g in hand_rows]
+    unassigned.extend(_place_strays(strays, hands, detections, win_tile))
+    for hand in hands:
+        hand.errors.extend(hand_problems(hand, detections))
+        all_sideways.update(s for m in hand.melds for s in m.sideways)
+    hands = _table_order(hands)
+
+    dora_indices: list[int] = []
+    dead_wall: list[int] = []
+    if region:
+        dora_indices = sorted((i for i in region if not detections[i].face_down),
+                              key=lambda i: detections[i].center[0])
+        dead_wall = list(region)
+    for wall in walls:
+        row = build(wall)
+        dead_wall.extend(row.indices)
+        if not region:
+            dora_indices.extend(i for i in row.indices if not detections[i].face_down)
+    if len([w for w in walls if any(not detections[i].face_down for i in w)]) > 1 and not region:
+        problems.append(f"{len(walls)} rows of face-down tiles were found; the dora indicators of all of "
+                        "them were taken")
+    return Layout(
+        hands=hands,
+        dora_indicators=[detections[i].tile for i in dora_indices],
+        dora_indices=dora_indices,
+        dead_wall=dead_wall,
+        unassigned=sorted(set(unassigned)),
+        doubtful=doubtful,
+        sideways=sorted(all_sideways),
+        rows=[built[id(r)].indices if id(r) in built else r for r in rows],
+        problems=problems,
+    )
+
+
+def _holds_meld(row: _Row, detections: Sequence[TileDetection]) -> bool:
+    """Face-up tiles in a row of backs that make a meld (a called tile, or a run of three
+    or four that is a set): a concealed kong laid all face down beside a meld, not a dead wall."""
+    if any(not detections[i].face_down for i in row.sideways):
+        return True
+    run: list[int] = []
+    for i in row.indices + [-1]:
+        if i >= 0 and not detections[i].face_down:
+            run.append(i)
+            continue
+        if len(run) >= 3 and any(_is_set(run[k:k + size], detections)
+                                 for size in (3, 4) for k in range(len(run) - size + 1)):
+            return True
+        run = []
+    return False
+
+
+def _global_ratio(rows: list[list[int]], detections: Sequence[TileDetection]) -> float | None:
+    """The usual along/across ratio of upright tiles in the photo's well-conditioned rows."""
+    ratios: list[float] = []
+    for r in rows:
+        if len(r) < 3 or _is_wall(r, detections):
+            continue
+        _, u = _fit_line(np.array([detections[i].center for i in r], dtype=float))
+        ratios.extend(_extents(detections, r, u, None).ratios)
+    return float(np.median(ratios)) if ratios else None
+
+
+def _tile_size(detections: Sequence[TileDetection], indices: Sequence[int], row: "_Row") -> float:
+    growth = _box_growth(math.atan2(row.direction[1], row.direction[0]))
+    return float(np.median([math.sqrt(detections[i].width * detections[i].height / growth) for i in indices]))
+
+
+def _ponds(rows: list[_Row], detections: Sequence[TileDetection]) -> list[int]:
+    """Discards: short rows stacked against each other in a block (a pond), not a hand."""
+    short = [r for r in rows if len(r.indices) <= 7]
+    sizes = [_tile_size(detections, r.indices, r) for r in short]
+    angles = [math.atan2(r.direction[1], r.direction[0]) for r in short]
+    links = _UnionFind(len(short))
+    for a in range(len(short)):
+        for b in range(a + 1, len(short)):
+            ra, rb = short[a], short[b]
+            size = (sizes[a] + sizes[b]) / 2
+            if float(np.hypot(*(rb.centre - ra.centre))) > (len(ra.indices) + len(rb.indices) + 2) * size:
+                continue
+            if _angle_between(angles[a], angles[b]) > math.radians(10):
+                continue
+            normal = np.array([-ra.direction[1], ra.direction[0]])
+            pitch = abs(float(np.dot(rb.centre - ra.centre, normal)))
+            ta = [float(np.dot(np.array(detections[i].center) - ra.centre, ra.direction)) for i in ra.indices]
+            tb = [float(np.dot(np.array(detections[i].center) - ra.centre, ra.direction)) for i in rb.indices]
+            overlap = min(max(ta), max(tb)) - max(min(ta), min(tb))
+            if pitch < 1.35 * size and overlap > -0.5 * size:
+                links.union(a, b)
+    out: list[int] = []
+    for block in links.groups():
+        tiles = [i for k in block for i in short[k].indices]
+        # two rows of 13 tiles or more are a hand with its melds laid in a row before it
+        # (its own row short by the melds' tiles): a pond's first two rows hold 12 at most
+        if len(block) == 2 and sum(detections[i].tile[1:] != "f" for i in tiles) >= 13:
+            continue
+        if len(block) >= 2:
+            out.extend(tiles)
+    return out
+
+
+def _companion(row: _Row, groups: list[list[list[int]]], built: dict,
+               detections: Sequence[TileDetection]) -> tuple[int, float] | None:
+    """The hand a row of melds may belong to (parallel and close), and how far it lies
+    from that hand's main row, in tile sizes."""
+    best = None
+    for k, group in enumerate(groups):
+        main = built[id(group[0])]
+        # a short row's direction is rough (a called tile shifts its line)
+        tolerance = math.radians(15 if len(row.indices) >= MIN_HAND_TILES else 30)
+        if _angle_between(math.atan2(row.direction[1], row.direction[0]),
+                          math.atan2(main.direction[1], main.direction[0])) > tolerance:
+            continue
+        size = _tile_size(detections, main.indices, main)
+        normal = np.array([-main.direction[1], main.direction[0]])
+        offset = abs(float(np.dot(row.centre - main.centre, normal)))
+        along = [float(np.dot(np.array(detections[i].center) - main.centre, main.direction)) for i in main.indices]
+        ends = [float(np.dot(np.array(detections[i].center) - main.centre, main.direction)) for i in row.indices]
+        outside = max(min(along) - max(ends), min(ends) - max(along), 0.0)
+        if offset < 3.0 * size and outside < 3.5 * size:
+            far = (offset + outside) / size
+            if best is None or far < best[1]:
+                best = (k, far)
+    return best
+
+
+def _place_strays(strays: list[int], hands: list[HandLayout], detections: Sequence[TileDetection],
+                  win_tile: str | None) -> list[int]:
+    """Lone tiles off the rows: the fourth tile of an added kong (laid on the called tile,
+    across the row), or the winning tile laid in front of the hand. Returns the rest."""
+    left = []
+    for i in strays:
+        d = detections[i]
+        if len([j for j in strays if j == i]) != 1 or any(i in h.indices for h in hands):
+            continue
+        centre = np.array(d.center)
+        # on a meld first, whichever hand it is: a tile laid across a pung is its fourth
+        placed = any(_add_to_kong(i, hand, detections, *_hand_frame(hand, detections)[1:]) for hand in hands)
+        for hand in hands if not placed else []:
+            line_centre, u, size = _hand_frame(hand, detections)
+            # a hand that holds all its tiles takes no more: a tile beside it is a discard
+            full = hand.tile_count >= 14 + hand.kong_count
+            if not d.face_down and d.tile[1:] != "f" and not full and \
+                    (win_tile is None or hand.win_index is not None or plain(win_tile) == plain(d.tile)):
+                v = centre - line_centre
+                across = abs(float(np.dot(v, [-u[1], u[0]])))
+                along = float(np.dot(v, u))
+                extent = max(abs(float(np.dot(np.array(detections[k].center) - line_centre, u)))
+                             for k in hand.indices)
+                # beside the hand, or just beyond one end of it (set apart off the row's line)
+                if across < 2.5 * size and abs(along) < extent + 0.5 * size or \
+                        across < 1.0 * size and abs(along) < extent + 3.0 * size:
+                    # a lone tile by the hand is one of its tiles; it is the winning tile when
+                    # it completes the hand and no other tile was set apart
+                    hand.concealed.append(d.tile)
+                    hand.concealed_indices.append(i)
+                    hand.indices.append(i)
+                    if hand.win_index is None and hand.tile_count == 14 + hand.kong_count:
+                        hand.win_tile, hand.win_index = d.tile, i
+                    placed = True
+                    break
+        if not placed:
+            left.append(i)
+    return left
+
+
+def _hand_frame(hand: HandLayout, detections: Sequence[TileDetection]) -> tuple[np.ndarray, np.ndarray, float]:
+    """A point on the hand's concealed row, the row's direction, and the hand's tile size."""
+    line_centre, u = hand.line if hand.line is not None else (np.array(hand.centre), np.array(hand.direction))
+    size = float(np.median([math.sqrt(detections[k].width * detections[k].height) for k in hand.indices]))
+    return line_centre, u, size
+
+
+def _add_to_kong(i: int, hand: HandLayout, detections: Sequence[TileDetection], u: np.ndarray,
+                 size: float) -> bool:
+    """Lay a lone tile on the pung it lies against, across the row (an added kong); True if it was.
+
+    The tile it touches is the called one, turned sideways; near a diagonal a box cannot show
+    that, so any tile of a pung of the same face will do. Three alike among the concealed tiles
+    with a fourth laid across one of them are a called pung too.
+    """
+    d = detections[i]
+    if d.face_down or d.tile[1:] == "f":
+        return False
+    centre = np.array(d.center)
+    normal = np.array([-u[1], u[0]])
+
+    def across(j: int) -> bool:
+        v = centre - np.array(detections[j].center)
+        distance = float(np.hypot(*v))
+        return distance < 1.6 * size and abs(float(np.dot(v, normal))) > 0.7 * distance
+
+    same = plain(d.tile)
+    for meld in hand.melds:
+        if len(meld.tiles) != 3 or meld.type != SetType.PUNG or plain(meld.tiles[0]) != same:
+            continue
+        partner = next((j for j in meld.sideways if across(j)), None)
+        if partner is None:
+            partner = next((j for j in meld.indices if across(j)), None)
+        if partner is None:
+            continue
+        meld.tiles.append(d.tile)
+        meld.indices.append(i)
+        meld.sideways.extend(j for j in (partner, i) if j not in meld.sideways)
+        meld.type = _meld_type(meld.tiles)
+        hand.indices.append(i)
+        return True
+    # three alike side by side among the concealed tiles, the fourth across one of them
+    order = hand.concealed_indices
+    for k in range(len(order) - 2):
+        run = order[k:k + 3]
+        if all(plain(detections[j].tile) == same for j in run) and any(across(j) for j in run) and \
+                hand.win_index not in run:
+            partner = next(j for j in run if across(j))
+            meld = MeldLayout(type=SetType.KONG, open=True, tiles=[detections[j].tile for j in run] + [d.tile],
+                              indices=run + [i], sideways=[partner, i])
+            hand.melds.append(meld)
+            hand.concealed_indices = order[:k] + order[k + 3:]
+            hand.concealed = [detections[j].tile for j in hand.concealed_indices]
+            hand.indices.append(i)
+            return True
+    return False
+
+
+def _table_ups(mains: list[_Row]) -> list[np.ndarray | None]:
+    """Each hand's "up" (towards the table's centre) when hands face several ways, else None."""
+    if len(mains) < 2:
+        return [None] * len(mains)
+    angles = [math.atan2(r.direction[1], r.direction[0]) for r in mains]
+    if max(_angle_between(a, b) for a in angles for b in angles) < math.radians(45):
+        return [None] * len(mains)
+    table_centre = np.mean([r.centre for r in mains], axis=0)
+    ups: list[np.ndarray | None] = []
+    for r in mains:
+        normal = np.array([-r.direction[1], r.direction[0]])
+        if float(np.dot(table_centre - r.centre, normal)) < 0:
+            normal = -normal
+        ups.append(normal)
+    return ups
+
+
+def _table_order(hands: list[HandLayout]) -> list[HandLayout]:
+    """Hands from the one nearest the bottom of the photo, then counter-clockwise
+    (the turn order: each next seat sits to the right of the previous player)."""
+    if len(hands) < 2:
+        return hands
+    centre = np.mean([h.centre for h in hands], axis=0)
+
+    def angle(h: HandLayout) -> float:
+        # image y points down: bottom is +90°, going on to the right side (0°), then the top
+        # (the bottom seat is anything within 45 degrees of straight down)
+        a = math.degrees(math.atan2(h.centre[1] - centre[1], h.centre[0] - centre[0]))
+        return (90.0 - a + 45.0) % 360.0
+    return sorted(hands, key=angle)
+
+
+def copies_problem(tiles: Sequence[tuple[int, str]]) -> tuple[str, list[int]] | None:
+    """A sentence and the detections involved when more than four copies of a tile were read."""
+    counts = Counter(plain(t) for _, t in tiles if t != BACK and t[1] != "f")
+    for tile, count in sorted(counts.items(), key=lambda kv: sort_key(kv[0])):
+        if count > 4:
+            involved = [i for i, t in tiles if t != BACK and plain(t) == tile]
+            return (f"{count} copies of the {tile_name(tile)} were read; a set has four, so at least "
+                    "one of them is misread (they are marked on the photo)", involved)
+    return None

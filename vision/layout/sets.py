@@ -1,0 +1,98 @@
+"""Which tiles make a set: the chow, pung or kong a group of tiles reads as, how a run of
+tiles splits into sets, a concealed kong shown with two backs.  Used by the row stage (is a
+group set apart a meld?) and the hand stage (which groups are melds)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from mahjong_lens.rules.hand import SetType
+from mahjong_lens.rules.tiles import plain, sort_key
+
+from ..detections import TileDetection
+from .thresholds import BACK
+
+
+def _meld_type(tiles: list[str]) -> str:
+    faces = [plain(t) for t in tiles if t != BACK]
+    if len(tiles) == 4 and len(set(faces)) <= 1 and (len(faces) >= 2 or len(faces) == 0):
+        return SetType.KONG
+    if len(tiles) == 3 and len(faces) == 3:
+        if len(set(faces)) == 1:
+            return SetType.PUNG
+        ordered = sorted(faces, key=sort_key)
+        if ordered[0][1] in "mps" and len({f[1] for f in faces}) == 1 and \
+                [int(f[0]) for f in ordered] == list(range(int(ordered[0][0]), int(ordered[0][0]) + 3)):
+            return SetType.CHOW
+    return "?"
+
+
+def _is_set(group: Sequence[int], detections: Sequence[TileDetection]) -> bool:
+    """Three or four tiles that make a chow, pung or kong (a kong may show two backs)."""
+    tiles = [detections[i].tile for i in group]
+    if BACK in tiles:
+        return _concealed_kong(list(group), detections) is not None
+    return _meld_type(tiles) != "?"
+
+
+def _all_backs_kong(group: Sequence[int], detections: Sequence[TileDetection]) -> bool:
+    return len(group) == 4 and all(detections[i].face_down for i in group)
+
+
+def _partition(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> list[list[int]] | None:
+    """Split a run of tiles into consecutive sets of three or four, each with at most one
+    sideways tile (melds laid too close to each other); None if there is no such split."""
+    best: dict[int, list[list[int]] | None] = {0: []}
+    for end in range(1, len(group) + 1):
+        best[end] = None
+        for size in (3, 4):
+            start = end - size
+            if start < 0 or best.get(start) is None:
+                continue
+            chunk = group[start:end]
+            if (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) and \
+                    sum(i in sideways for i in chunk) <= 1:
+                best[end] = best[start] + [chunk]  # type: ignore[operator]
+                break
+    return best[len(group)]
+
+
+def _peel(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> tuple[list[int], list[list[int]]]:
+    """Melds with a sideways tile laid against the concealed tiles without a gap: take them off
+    the end (or the start) of the group. Returns the rest and the melds."""
+    melds: list[list[int]] = []
+    rest = list(group)
+    for from_end in (True, False):
+        while len(rest) > 3 and any(i in sideways for i in rest):
+            for size in (3, 4):
+                chunk = rest[-size:] if from_end else rest[:size]
+                if any(i in sideways for i in chunk) and _is_set(chunk, detections):
+                    melds.append(chunk)
+                    rest = rest[:-size] if from_end else rest[size:]
+                    break
+            else:
+                break
+    return rest, melds
+
+
+def _could_be_meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> bool:
+    """A group that can hold called tiles: a set of three or four, or several sets laid close."""
+    if len(group) in (3, 4):
+        return _is_set(group, detections)
+    return len(group) >= 6 and _partition(group, detections, sideways) is not None
+
+
+def _is_definite_meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> bool:
+    """A set-apart group that is surely declared: a sideways (called) tile, or a concealed kong."""
+    if len(group) not in (3, 4):
+        return False
+    return any(i in sideways for i in group) or _concealed_kong(group, detections) is not None
+
+
+def _concealed_kong(group: list[int], detections: Sequence[TileDetection]) -> str | None:
+    """The tile of a concealed kong shown with two face-down tiles, else None."""
+    if len(group) != 4:
+        return None
+    faces = [detections[i].tile for i in group if not detections[i].face_down]
+    if len(faces) != 2 or plain(faces[0]) != plain(faces[1]):
+        return None
+    return plain(faces[0])

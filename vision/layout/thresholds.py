@@ -1,0 +1,45 @@
+"""The layout's thresholds, each named with what it measures (tile widths, unless said)."""
+from __future__ import annotations
+
+
+BACK = "back"
+#: Width / height of an upright tile face; only used to undo the box growth of a
+#: rotated tile when estimating its size, so a rough value is enough.
+TILE_ASPECT = 0.75
+#: Along/across shape of an upright tile's box in a photo (face plus some of its body)
+#: when no well-conditioned row of the photo measures it.
+DEFAULT_RATIO = 0.7
+#: Height over width of a tile.
+TILE_LENGTH = 1.35
+#: Boxes tell the shape of a tile reliably in rows this far from the diagonal (|cos 2θ|).
+GOOD_CONDITION = 0.7
+#: A gap between two tiles, relative to the tile width, above which they are "set apart"
+#: (on top of the row's usual spacing).
+GAP_THRESHOLD = 0.13
+#: A tile lies sideways when its along/across extent ratio exceeds the row's usual
+#: ratio by this factor (an upright 3:4 tile turned sideways changes it by 16/9).
+SIDEWAYS_FACTOR = 1.25
+#: ... and surely sideways, wherever it lies, beyond this factor.
+STRONG_SIDEWAYS = 1.6
+#: Below this |cos 2θ| (a row within ~10° of the diagonal) the boxes say nothing about
+#: a tile's shape and the spacing between centres is used instead.
+MIN_CONDITION = 0.3
+#: Tiles are linked into a row when their centres are closer than this many tile sizes.
+LINK_DISTANCE = 1.9
+#: Collinear pieces of a row are joined across gaps up to this many tile sizes.
+JOIN_DISTANCE = 4.0
+#: How far (in tile sizes) a tile may lie off its row's line.
+LINE_TOLERANCE = 0.45
+#: The most tiles one hand can hold (14 plus one per kong).
+MAX_HAND_TILES = 18
+#: A reading is doubtful when its runner-up scores at least this share of its confidence.
+CLOSE_ALTERNATIVE = 0.75
+#: A reading whose face is less probable than this (the classifier's own probability, when
+#: the recogniser gives it) is doubtful: on the development hand rows this asks about all 24
+#: misread tiles and 78 of 587 right ones; detector x face confidence below 0.5 asked about
+#: 23 and 184 (a small tile's box is rarely sure, whatever its face).
+DOUBTFUL_FACE = 0.9
+#: Rows with fewer tiles than this are not a hand on their own.
+MIN_HAND_TILES = 5
+#: When some hand in the photo has this many tiles, smaller clusters are strays or discards.
+MIN_FULL_HAND = 8
