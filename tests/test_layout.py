@@ -621,3 +621,19 @@ def test_a_hand_with_its_melds_in_a_row_against_it_is_no_pond(angle):
     first, _ = row("1m 9m 2z 3z 5p 7s".split())
     second, _ = row("4s 8m 1z 6z 2p 9p".split(), y=TILE_H + 1.0)
     assert find_layout(place(first + second, angle)).hands == []
+
+
+def test_a_called_meld_misread_as_no_set_is_re_read_from_the_next_choices():
+    detections = place(hand_items(), 0)
+    chow = [k for k, d in enumerate(detections) if d.tile == "4s"][0]
+    # the 4s of the called chow read as 4p, its true face the recogniser's second choice
+    detections[chow] = dataclasses.replace(detections[chow], tile="4p", confidence=0.6,
+                                           alternatives=[("4s", 0.3), ("1s", 0.05)], face_confidence=0.6)
+    layout = find_layout(detections)
+    assert summary(layout.hands[0]) == EXPECTED
+    assert chow in layout.doubtful  # asked about on the page, like any unsure reading
+    assert any("the 4 of dots read as the 4 of bamboo to make the chow" in p for p in layout.hands[0].problems)
+    # no alternative that makes a set: the meld stays as read, and the hand says so
+    detections[chow] = dataclasses.replace(detections[chow], alternatives=[("9m", 0.3)])
+    hand = find_layout(detections).hands[0]
+    assert any("do not make a chow, pung or kong" in e for e in hand.errors)

@@ -13,7 +13,7 @@ from ..detections import TileDetection
 from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
-                   _meld_type, _partition, _peel)
+                   _meld_type, _partition, _peel, likeliest_set)
 from .thresholds import BACK
 
 
@@ -145,6 +145,12 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                     errors.append(f"{_describe(part, detections)} lie beside the hand but are not a "
                                   "set of three or four")
                     concealed_indices.extend(part)
+    for meld in melds:
+        if meld.reread:
+            problems.append(f"{_describe(meld.reread, detections)} read as "
+                            f"{and_list([_named(meld.tiles[meld.indices.index(i)]) for i in meld.reread])} "
+                            f"to make the {meld.type} they are laid in: check "
+                            f"{'it' if len(meld.reread) == 1 else 'them'}")
     win_index = groups[win_group][0] if win_group is not None else None
     if win_index is None and win_tile is not None:
         # given by the user, not set apart: the last copy in the hand
@@ -173,8 +179,14 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
 def _meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> MeldLayout:
     tiles = [detections[i].tile for i in group]
     concealed = _concealed_kong(group, detections) is not None or _all_backs_kong(group, detections)
+    reread: list[int] = []
+    if _meld_type(tiles) == "?":  # a meld is a set: a misread tile's face is among its next choices
+        better = likeliest_set(group, detections)
+        if better is not None:
+            reread = [i for i, old, new in zip(group, tiles, better) if old != new]
+            tiles = better
     return MeldLayout(type=_meld_type(tiles), open=not concealed, tiles=tiles, indices=list(group),
-                      sideways=[i for i in group if i in sideways])
+                      sideways=[i for i in group if i in sideways], reread=reread)
 
 
 def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list[str]:

@@ -20,6 +20,7 @@ class MeldLayout:
     tiles: list[str]          # the faces read, "back" for a face-down tile
     indices: list[int]        # detection indices, reading order
     sideways: list[int] = field(default_factory=list)
+    reread: list[int] = field(default_factory=list)  # tiles read as a next choice, to make the set
 
     @property
     def hand_tiles(self) -> list[str]:

@@ -125,6 +125,8 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
         hand.errors.extend(hand_problems(hand, detections))
         all_sideways.update(s for m in hand.melds for s in m.sideways)
     hands = _table_order(hands)
+    # a tile re-read to make its meld a set is asked about, like any unsure reading
+    doubtful += [i for hand in hands for m in hand.melds for i in m.reread if i not in doubtful]
 
     dora_indices: list[int] = []
     dead_wall: list[int] = []

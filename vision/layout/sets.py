@@ -3,13 +3,14 @@ tiles splits into sets, a concealed kong shown with two backs.  Used by the row 
 group set apart a meld?) and the hand stage (which groups are melds)."""
 from __future__ import annotations
 
+from itertools import product
 from typing import Sequence
 
 from mahjong_lens.rules.hand import SetType
 from mahjong_lens.rules.tiles import plain, sort_key
 
 from ..detections import TileDetection
-from .thresholds import BACK
+from .thresholds import BACK, REREAD_CHOICES
 
 
 def _meld_type(tiles: list[str]) -> str:
@@ -96,3 +97,29 @@ def _concealed_kong(group: list[int], detections: Sequence[TileDetection]) -> st
     if len(faces) != 2 or plain(faces[0]) != plain(faces[1]):
         return None
     return plain(faces[0])
+
+
+def likeliest_set(group: Sequence[int], detections: Sequence[TileDetection]) -> list[str] | None:
+    """A group that must be a set (a called meld) but whose readings make none: the likeliest
+    reading that does, from each tile's reading and its alternatives (the recogniser's next
+    choices); None when no choice makes a set.  A misread tile's true face is most often the
+    recogniser's second or third choice."""
+    if len(group) not in (3, 4) or any(detections[i].face_down for i in group):
+        return None
+    choices = []
+    for i in group:
+        d = detections[i]
+        options = [(d.tile, max(d.face_sureness, 1e-6))] + [(t, max(float(c), 1e-6)) for t, c in d.alternatives
+                                                             if t[1:] != "f" and t != BACK]
+        choices.append(options[:REREAD_CHOICES])
+    best, best_score = None, 0.0
+    for combination in product(*choices):
+        tiles = [t for t, _ in combination]
+        if _meld_type(tiles) == "?":
+            continue
+        score = 1.0
+        for _, p in combination:
+            score *= p
+        if score > best_score:
+            best, best_score = tiles, score
+    return best

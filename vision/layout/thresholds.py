@@ -3,6 +3,9 @@ from __future__ import annotations
 
 
 BACK = "back"
+#: How many of the recogniser's readings of a tile (its first choice and the next ones) a
+#: called meld that reads as no set may be re-read from.
+REREAD_CHOICES = 3
 #: Width / height of an upright tile face; only used to undo the box growth of a
 #: rotated tile when estimating its size, so a rough value is enough.
 TILE_ASPECT = 0.75
