@@ -25,6 +25,9 @@ chinese-mixed's ``valid/`` holds no ``hand_*`` photo but 73 such photos of a han
 In them a few tiles among the discards around the hand are labelled too.
 ``--turned`` reads every photo turned a quarter instead (labels turned exactly): the hand
 running up the picture, as a camera over the table sees the players at its sides.
+``--outcome RULES`` scans each photo whose hand is read exactly (flowers aside) as a
+self-drawn win under RULES and counts how it ends: a score, one question (which tile won),
+or a refusal (listed by its reason): a hand read right should never end in a refusal.
 """
 from __future__ import annotations
 
@@ -46,6 +49,19 @@ def _without_bonus(tiles: Counter) -> Counter:
     return Counter({tile: n for tile, n in tiles.items() if tile not in FLOWERS})
 
 
+def _outcome(detections, image, rules: str) -> str:
+    """How a scan of the photo ends: 'score', 'question: which tile won', or 'refused: ...'."""
+    from mahjong_lens.vision.scan import scan_detections
+    scan = scan_detections(detections, image.shape[1], image.shape[0], {"self_drawn": True}, rules)
+    entry = max(scan.get("hands") or [scan], key=lambda e: len(e.get("tiles", [])))
+    if entry.get("question") == "win_tile":
+        return "question: which tile won"
+    if entry.get("result", {}).get("valid") and not entry.get("error"):
+        return "score"
+    reason = entry.get("error") or (entry.get("result") or {}).get("error") or scan.get("error") or "?"
+    return "refused: " + reason.split(":")[0][:70]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(default_data_dir() / "real" / "chinese-mixed" / "train"))
@@ -56,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--by-labels", action="store_true",
                         help="also the single-tile photos whose labels lay out as a hand")
     parser.add_argument("--show", type=int, default=10, help="list this many misread photos")
+    parser.add_argument("--outcome", metavar="RULES", default=None,
+                        help="scan the photos read exactly as a self-drawn win under these rules and "
+                             "count how they end (score, question, refusal)")
     args = parser.parse_args(argv)
 
     import cv2
@@ -70,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     recognizer = load_recognizer(args.model)
     photos = exact = exact_unbonused = exact_every_label = all_right = 0
+    outcomes: Counter = Counter()
     labelled = held = right = 0
     seconds = 0.0
     misread = []
@@ -99,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         labelled, held = labelled + sum(wanted.values()), held + sum(found.values())
         right += sum((found & wanted).values())
         all_right += score_image(detections, truths).correct == len(truths)
+        if args.outcome and _without_bonus(found) == _without_bonus(wanted):
+            outcomes[_outcome(detections, image, args.outcome)] += 1
         if found != wanted:
             misread.append(f"  {image_path.name[:40]}: missing {sorted((wanted - found).elements())}, "
                            f"extra {sorted((found - wanted).elements())}")
@@ -115,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tiles of the hands found: recall {right / max(labelled, 1):.3f} ({right}/{labelled}), "
           f"precision {right / max(held, 1):.3f} ({right}/{held})")
     print(f"seconds per photo (recognise + lay out): {seconds / max(photos, 1):.3f}")
+    if args.outcome:
+        print(f"how the {sum(outcomes.values())} photos read exactly end, scanned as a self-drawn "
+              f"{args.outcome} win:")
+        for what, count in outcomes.most_common():
+            print(f"  {count:3d}  {what}")
     if misread and args.show:
         print("misread:")
         print("\n".join(misread[: args.show]))

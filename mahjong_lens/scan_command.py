@@ -147,7 +147,7 @@ def summary(scan: dict) -> str:
                     lines.append(f"      {line['name']}: {line['value']}")
             else:
                 lines.append(f"    not scored: {result.get('error')}")
-        if entry.get("question") == "win_tile":
+        if entry.get("question"):  # which tile won: one in the hand, or one out of the photo
             lines.append("    which tile completed the hand? " + ", ".join(
                 f"{c['tile']} {c['points']}" for c in entry["win_candidates"]) + " points; give it with --win-tile")
         elif entry.get("error"):

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .decompose import hand_waits
 from .hand import HandError, expected_tile_count, hand_from_dict
 from .registry import score
 from .result import Result
-from .tiles import is_bonus, sort_key, tile_name
+from .tiles import format_tiles, is_bonus, sort_key, tile_name
 
 
 @dataclass(frozen=True)
@@ -31,19 +32,31 @@ class WinCandidate:
                 "valid": self.result.valid, "error": self.result.error or None}
 
 
-def lacks_win_tile(hand: Mapping[str, Any]) -> bool:
-    """True for a hand said to be won (self-drawn, or a discarder named) that holds a winning
-    hand's number of tiles but marks no winning tile."""
+def _won_tiles_short(hand: Mapping[str, Any]) -> int | None:
+    """For a hand said to be won (self-drawn, or a discarder named) that marks no winning
+    tile: how many tiles it lacks of a winning hand (0: complete); None otherwise."""
     if not isinstance(hand, Mapping) or hand.get("win_tile") is not None:
-        return False
+        return None
     if not (hand.get("self_drawn") is True or hand.get("discarder")):
-        return False
+        return None
     try:
         parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
     except HandError:
-        return False
+        return None
     playing = [t for t in parsed.all_tiles if not is_bonus(t)]
-    return len(playing) == expected_tile_count(parsed, winning=True)
+    return expected_tile_count(parsed, winning=True) - len(playing)
+
+
+def lacks_win_tile(hand: Mapping[str, Any]) -> bool:
+    """True for a hand said to be won that holds a winning hand's number of tiles but marks
+    no winning tile."""
+    return _won_tiles_short(hand) == 0
+
+
+def lacks_a_tile(hand: Mapping[str, Any]) -> bool:
+    """True for a hand said to be won that is one tile short: the winning tile is not in the
+    photo (hidden, cut off, or not yet laid down)."""
+    return _won_tiles_short(hand) == 1
 
 
 def win_candidates(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
@@ -72,15 +85,50 @@ def _by_points(candidates: list[WinCandidate]) -> str:
     return ", ".join(parts)
 
 
+def _waits(candidates: list[WinCandidate]) -> str:
+    """'the East (960 points) or the White dragon (512)'; many waits: their number and range."""
+    if len(candidates) > 4:
+        points = [c.result.points for c in candidates]
+        return f"{len(candidates)} tiles ({min(points)}-{max(points)} points)"
+    named = [f"the {tile_name(c.tile)} ({c.result.points}{' points' if k == 0 else ''})"
+             for k, c in enumerate(candidates)]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " or " + named[-1]
+
+
 def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                  ) -> dict[str, Any]:
     """The result (as JSON) of a hand, asking for the winning tile only when that changes the
     score: {"question": "win_tile", "win_candidates": [...], ...} then."""
-    if not lacks_win_tile(hand):
-        if hand.get("win_tile") is None:  # how a hand was won means nothing without the win
-            hand = {**hand, "self_drawn": False, "discarder": None}
-        return score(dict(hand), rules, dict(options or {})).to_dict()
-    return ask_win_tile(hand, rules, options)
+    if lacks_win_tile(hand):
+        return ask_win_tile(hand, rules, options)
+    if lacks_a_tile(hand):
+        answer = ask_missing_tile(hand, rules, options)
+        if answer is not None:
+            return answer
+    if hand.get("win_tile") is None:  # how a hand was won means nothing without the win
+        hand = {**hand, "self_drawn": False, "discarder": None}
+    return score(dict(hand), rules, dict(options or {})).to_dict()
+
+
+def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                     ) -> dict[str, Any] | None:
+    """A won hand one tile short, its winning tile not in view: the tiles it waits on, each
+    scored as the winning tile, as a question ("missing_win_tile"); None when it waits on
+    none (then it is not one tile from a win)."""
+    parsed = hand_from_dict({**hand, "win_tile": None, "self_drawn": False, "discarder": None})
+    candidates = []
+    for tile in hand_waits(parsed):
+        trial = {**hand, "concealed": format_tiles([*parsed.concealed, tile]), "win_tile": tile}
+        candidates.append(WinCandidate(tile, trial, score(trial, rules, dict(options or {}))))
+    valid = sorted((c for c in candidates if c.result.valid),
+                   key=lambda c: (-c.result.points, sort_key(c.tile)))
+    if not valid:
+        return None
+    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
+            "payments": {}, "question": "missing_win_tile",
+            "error": ("the winning tile is not among the tiles read (hidden, or cut off at the edge); "
+                      f"the hand waits on {_waits(valid)}: which one completed it?"),
+            "win_candidates": [c.to_dict() for c in valid]}
 
 
 def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None

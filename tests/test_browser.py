@@ -477,3 +477,25 @@ def test_ura_dora_indicators_entered_on_the_page_count_for_a_riichi_winner(serve
     assert page.text_content("#score") != before
     assert page.locator("[data-strip=ura] .tile").count() == 1
     assert page.js_errors == []
+
+
+class ShortRecognizer(RowRecognizer):
+    """A won hand with its winning tile out of the photo: 13 tiles, waiting on the East."""
+
+    TILES = parse_tiles("123m456p789s555z1z")
+
+
+def test_a_winning_tile_out_of_the_photo_is_asked_for_among_the_waits(serve, page, tmp_path):
+    base = serve(RECOGNIZER=ShortRecognizer())
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    _read_photo(page, base, 390, "self_drawn", photo)
+    page.wait_for_selector("#score .question")
+    assert "not on the photo" in page.text_content("#score .question")
+    assert page.locator("#score .win-choice").count() == 1
+    page.click("#score .win-choice[data-win-tile='1z']")
+    sync_api.expect(page.locator("#score [data-points]")).to_be_visible()
+    assert page.locator("#hand .group.win .tile[data-tile='1z']").count() == 1
+    assert "status ok" in page.get_attribute("#photo-status", "class")
+    _no_sideways_scroll(page, 390, "the question for a tile out of the photo")
+    assert page.js_errors == []

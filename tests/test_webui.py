@@ -276,11 +276,29 @@ def test_scan_asks_about_readings_below_the_sureness_the_form_gives(tmp_path):
 
 
 def test_scan_of_an_incomplete_hand_says_what_is_missing(tmp_path):
-    app = make_app(tmp_path, RECOGNIZER=RowRecognizer("123m456p789s555z1z", None))
+    # one tile short of no win: the tile count is said
+    app = make_app(tmp_path, RECOGNIZER=RowRecognizer("123m456p789s55z12z", None))
     body = scan(app.test_client(), png(), win="self_drawn").get_json()
-    assert "hand" not in body
+    assert "hand" not in body and "question" not in body
     assert "13 tiles were found where 14 are needed" in body["error"]
     assert len(body["tiles"]) == 13
+
+
+def test_a_won_hand_whose_winning_tile_is_out_of_the_photo_is_asked_about(tmp_path):
+    # one tile short of a win on the East: the winning tile lies outside the photo
+    app = make_app(tmp_path, RECOGNIZER=RowRecognizer("123m456p789s555z1z", None))
+    client = app.test_client()
+    body = scan(client, png(), win="self_drawn").get_json()
+    assert body["question"] == "missing_win_tile" and "waits on the East" in body["error"]
+    assert [c["tile"] for c in body["win_candidates"]] == ["1z"]
+    # the page's answer: the East added as the winning tile scores what the question said
+    hand = {"concealed": "123m456p789s555z1z1z", "win_tile": "1z", "self_drawn": True}
+    scored = client.post("/api/score", json={"hand": hand, "rules": "rode-draak"}).get_json()
+    assert scored["valid"] and scored["points"] == body["win_candidates"][0]["points"]
+    # the same hand entered on the page without its winning tile is asked the same way
+    asked = client.post("/api/score", json={"hand": {"concealed": "123m456p789s555z1z", "self_drawn": True},
+                                            "rules": "rode-draak"}).get_json()
+    assert asked["question"] == "missing_win_tile" and asked["win_candidates"] == body["win_candidates"]
 
 
 @pytest.mark.parametrize("data, fields, status, words", [

@@ -199,7 +199,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 needs_win: bool) -> dict[str, Any]:
     """A hand entry: the hand dict and its result, or an error saying what is missing."""
     from mahjong_lens.rules.registry import score
-    from mahjong_lens.rules.win_tile import ask_win_tile
+    from mahjong_lens.rules.win_tile import ask_missing_tile, ask_win_tile
     entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
     if hand.errors:
         entry["error"] = hand.errors[0]
@@ -209,6 +209,13 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
     win_count, rest_count = 14 + kongs, 13 + kongs
     kong_words = f" and {kongs} kong(s)" if kongs else ""
     win_tile = hand.win_tile or context.get("win_tile")
+    hand_dict = {
+        "concealed": format_tiles(hand.concealed, sort=False),
+        "melds": [{"type": m.type, "tiles": format_tiles(m.hand_tiles, sort=False), "open": m.open}
+                  for m in hand.melds],
+        **{k: v for k, v in context.items() if k != "win_tile"},
+        "win_tile": None,
+    }
     if count == win_count:
         won = True
     elif count == rest_count and not needs_win and hand.win_index is None:
@@ -216,6 +223,13 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
     else:
         expected = win_count if (needs_win or hand.win_index is not None or count > rest_count) else rest_count
         why = ("a winning hand" + kong_words) if expected == win_count else ("a hand" + kong_words)
+        if count == rest_count and needs_win and hand.win_index is None:
+            # the winning tile out of view: what the hand waits on, each scored, one tap away
+            answer = ask_missing_tile(hand_dict, rules, options)
+            if answer is not None:
+                entry.update(error=answer["error"], question=answer["question"],
+                             win_candidates=answer["win_candidates"])
+                return entry
         if count < expected:
             entry["error"] = (f"{count} tiles were found where {expected} are needed for {why}: a tile may be "
                               "hidden, cut off at the edge of the photo or not recognised")
@@ -229,13 +243,6 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 entry["error"] += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
                                    "other tiles")
         return entry
-    hand_dict = {
-        "concealed": format_tiles(hand.concealed, sort=False),
-        "melds": [{"type": m.type, "tiles": format_tiles(m.hand_tiles, sort=False), "open": m.open}
-                  for m in hand.melds],
-        **{k: v for k, v in context.items() if k != "win_tile"},
-        "win_tile": None,
-    }
     if not won:
         hand_dict["self_drawn"], hand_dict["discarder"] = False, None
         entry["hand"] = hand_dict

@@ -44,7 +44,7 @@ function photoPage() {
       renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile });
       // the photo's warning was about the hand as read: once the player has put it right, say so
       if (scan && handEdited && status.classList.contains("warn")) {
-        if (result.question === "win_tile") setStatus(status, "Tap the tile that completed the hand, under “Score”, to get the score.", "warn");
+        if (result.question) setStatus(status, "Tap the tile that completed the hand, under “Score”, to get the score.", "warn");
         else if (result.valid && !state.slots().some((s) => s.doubtful)) setStatus(status, `The hand is scored: ${result.points} points.`, "ok");
       }
     } catch (error) {
@@ -58,12 +58,17 @@ function photoPage() {
   }
 
   /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
-  function markWinTile(code) {
+  function markWinTile(code, { add = false } = {}) {
     const state = editor.state;
-    const at = state.concealed.map((s) => s.code).lastIndexOf(code);
-    if (at < 0) return;
-    if (state.win) state.concealed.push(state.win);
-    state.win = state.concealed.splice(at, 1)[0];
+    if (add) {  // the winning tile was not on the photo: it joins the hand as the winning one
+      if (state.win) state.concealed.push(state.win);
+      state.win = slot(code, { edited: true });
+    } else {
+      const at = state.concealed.map((s) => s.code).lastIndexOf(code);
+      if (at < 0) return;
+      if (state.win) state.concealed.push(state.win);
+      state.win = state.concealed.splice(at, 1)[0];
+    }
     editor.changed();
   }
 
@@ -131,7 +136,7 @@ function photoPage() {
     handEdited = false;
     redrawPhoto();
     const found = (scan.tiles || []).length;
-    if (scan.question === "win_tile") {
+    if (scan.question) {
       setStatus(status, `${found} tiles found and read. Tap the tile that completed the hand, under “Score”, to get the score.`, "warn");
     } else if (scan.error) {
       setStatus(status, `${found} tiles found. ${sentence(scan.error)} Correct the hand below: click a tile to change or remove it, or “+ tile” to add one.`, "warn");

@@ -44,12 +44,15 @@ function renderResult(target, result, seat = null, { onWinTile = null } = {}) {
   if (!result) return;
   const head = document.createElement("div");
   head.className = "points-line";
-  if (result.question === "win_tile") {
-    // not a dead hand: only the winning tile is missing; one tap answers
+  if (result.question === "win_tile" || result.question === "missing_win_tile") {
+    // not a dead hand: only the winning tile is unknown (or out of view); one tap answers
+    const missing = result.question === "missing_win_tile";
     const box = document.createElement("div");
     box.className = "question";
     box.append(Object.assign(document.createElement("strong"), { textContent: "Which tile completed the hand?" }),
-      Object.assign(document.createElement("p"), { className: "muted", textContent: "The score depends on it. Tap the tile that made Mahjong:" }));
+      Object.assign(document.createElement("p"), { className: "muted", textContent: missing
+        ? "It is not on the photo (hidden, or cut off). The hand waits on these; tap the one that made Mahjong:"
+        : "The score depends on it. Tap the tile that made Mahjong:" }));
     const choices = document.createElement("div");
     choices.className = "win-choices";
     for (const candidate of result.win_candidates || []) {
@@ -59,7 +62,7 @@ function renderResult(target, result, seat = null, { onWinTile = null } = {}) {
       button.dataset.winTile = candidate.tile;
       button.title = candidate.name;
       button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), { className: "win-points", textContent: `${candidate.points} points` }));
-      if (onWinTile) button.addEventListener("click", () => onWinTile(candidate.tile));
+      if (onWinTile) button.addEventListener("click", () => onWinTile(candidate.tile, { add: missing }));
       else button.disabled = true;
       choices.append(button);
     }
