@@ -49,16 +49,21 @@ def _without_bonus(tiles: Counter) -> Counter:
     return Counter({tile: n for tile, n in tiles.items() if tile not in FLOWERS})
 
 
+_SAY_REFUSALS = False  # --refusals: each refusal's whole reason as it happens
+
+
 def _outcome(detections, image, rules: str) -> str:
     """How a scan of the photo ends: 'score', 'question: which tile won', or 'refused: ...'."""
     from mahjong_lens.vision.scan import scan_detections
     scan = scan_detections(detections, image.shape[1], image.shape[0], {"self_drawn": True}, rules)
     entry = max(scan.get("hands") or [scan], key=lambda e: len(e.get("tiles", [])))
-    if entry.get("question") == "win_tile":
-        return "question: which tile won"
+    if entry.get("question"):
+        return f"question: which tile won ({entry['question']})"
     if entry.get("result", {}).get("valid") and not entry.get("error"):
         return "score"
     reason = entry.get("error") or (entry.get("result") or {}).get("error") or scan.get("error") or "?"
+    if _SAY_REFUSALS:
+        print(f"    refused: {reason[:150]}", file=sys.stderr)
     return "refused: " + reason.split(":")[0][:70]
 
 
@@ -75,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outcome", metavar="RULES", default=None,
                         help="scan the photos read exactly as a self-drawn win under these rules and "
                              "count how they end (score, question, refusal)")
+    parser.add_argument("--refusals", action="store_true", help="with --outcome: print each refusal's reason")
     args = parser.parse_args(argv)
+    global _SAY_REFUSALS
+    _SAY_REFUSALS = args.refusals
 
     import cv2
 
