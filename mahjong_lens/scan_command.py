@@ -147,7 +147,11 @@ def summary(scan: dict) -> str:
                     lines.append(f"      {line['name']}: {line['value']}")
             else:
                 lines.append(f"    not scored: {result.get('error')}")
-        if entry.get("question"):  # which tile won: one in the hand, or one out of the photo
+        if entry.get("question") == "kong_in_row":
+            lines.append("    four alike in the row: a kong? " + ", ".join(
+                f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}" for c in entry["kong_candidates"])
+                + " points; set the kong a little apart, or say it on the page")
+        elif entry.get("question"):  # which tile won: one in the hand, or one out of the photo
             lines.append("    which tile completed the hand? " + ", ".join(
                 f"{c['tile']} {c['points']}" for c in entry["win_candidates"]) + " points; give it with --win-tile")
         elif entry.get("error"):

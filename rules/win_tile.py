@@ -16,7 +16,7 @@ from .decompose import hand_waits
 from .hand import HandError, expected_tile_count, hand_from_dict
 from .registry import score
 from .result import Result
-from .tiles import format_tiles, is_bonus, sort_key, tile_name
+from .tiles import format_tiles, is_bonus, plain, sort_key, tile_name
 
 
 @dataclass(frozen=True)
@@ -32,10 +32,11 @@ class WinCandidate:
                 "valid": self.result.valid, "error": self.result.error or None}
 
 
-def _won_tiles_short(hand: Mapping[str, Any]) -> int | None:
+def _won_tiles_short(hand: Mapping[str, Any], marked: bool = False) -> int | None:
     """For a hand said to be won (self-drawn, or a discarder named) that marks no winning
-    tile: how many tiles it lacks of a winning hand (0: complete); None otherwise."""
-    if not isinstance(hand, Mapping) or hand.get("win_tile") is not None:
+    tile (or may mark one: `marked`): how many tiles it lacks of a winning hand (0: complete,
+    -1: one too many); None otherwise."""
+    if not isinstance(hand, Mapping) or (hand.get("win_tile") is not None and not marked):
         return None
     if not (hand.get("self_drawn") is True or hand.get("discarder")):
         return None
@@ -105,9 +106,57 @@ def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
         answer = ask_missing_tile(hand, rules, options)
         if answer is not None:
             return answer
+    if _won_tiles_short(hand, marked=True) == -1:
+        answer = ask_kong_in_row(hand, rules, options)
+        if answer is not None:
+            return answer
     if hand.get("win_tile") is None:  # how a hand was won means nothing without the win
         hand = {**hand, "self_drawn": False, "discarder": None}
     return score(dict(hand), rules, dict(options or {})).to_dict()
+
+
+def ask_kong_in_row(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                    ) -> dict[str, Any] | None:
+    """A won hand one tile too many that holds four alike among its concealed tiles: a kong
+    laid in the row instead of set apart.  Each such four as a concealed or an open kong,
+    scored (or, where the winning tile is still to be chosen, its best score), as a question
+    ("kong_in_row"); None when no four makes the hand score."""
+    parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
+    copies: dict[str, list[str]] = {}
+    for tile in parsed.concealed:
+        copies.setdefault(plain(tile), []).append(tile)
+    win = hand.get("win_tile")
+    candidates = []
+    for kind, four in sorted(copies.items(), key=lambda item: sort_key(item[0])):
+        if len(four) != 4:
+            continue
+        rest = list(parsed.concealed)
+        for tile in four:
+            rest.remove(tile)
+        for is_open in (False, True):
+            trial = {**hand, "concealed": format_tiles(rest),
+                     "melds": [*(hand.get("melds") or []), {"type": "kong", "tiles": format_tiles(four), "open": is_open}]}
+            if win is not None and plain(win) == kind:  # no win completes a kong: the four were
+                trial["win_tile"] = None                 # a kong, the winning tile another one
+            answer = score_or_ask(trial, rules, options)
+            if answer.get("valid") and answer.get("winning"):
+                points, then = answer["points"], None
+            elif answer.get("win_candidates"):
+                points, then = max(c["points"] for c in answer["win_candidates"]), answer["question"]
+            else:
+                continue
+            candidates.append({"tile": kind, "name": tile_name(kind), "open": is_open, "points": points,
+                               "then": then})
+    if not candidates:
+        return None
+    candidates.sort(key=lambda c: (-c["points"], sort_key(c["tile"]), c["open"]))
+    words = ", ".join(f"{'an open' if c['open'] else 'a concealed'} kong of the {c['name']} "
+                      f"{'up to ' if c['then'] else ''}{c['points']}" for c in candidates)
+    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
+            "payments": {}, "question": "kong_in_row",
+            "error": (f"one tile too many for a winning hand, and four alike lie in the row: a kong not "
+                      f"set apart? ({words} points)"),
+            "kong_candidates": candidates}
 
 
 def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None

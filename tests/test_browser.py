@@ -499,3 +499,23 @@ def test_a_winning_tile_out_of_the_photo_is_asked_for_among_the_waits(serve, pag
     assert "status ok" in page.get_attribute("#photo-status", "class")
     _no_sideways_scroll(page, 390, "the question for a tile out of the photo")
     assert page.js_errors == []
+
+
+class KongInRowRecognizer(RowRecognizer):
+    """A won hand with a kong of 8 characters laid in the row, not set apart: 15 tiles."""
+
+    TILES = parse_tiles("8888m456p789s55z111z")
+
+
+def test_four_alike_in_the_row_are_asked_about_as_a_kong(serve, page, tmp_path):
+    base = serve(RECOGNIZER=KongInRowRecognizer())
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    _read_photo(page, base, 1280, "self_drawn", photo)
+    page.wait_for_selector("#score .question")
+    assert "Four alike lie in the row" in page.text_content("#score .question")
+    assert page.locator("#score .win-choice").count() == 2
+    page.click("#score .win-choice[data-kong='8m:concealed']")
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("1472")
+    assert page.locator("#hand .group.meld .tile").count() == 4
+    assert page.js_errors == []

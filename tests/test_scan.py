@@ -559,3 +559,14 @@ def test_cli_scan_asks_which_tile_won_when_the_score_depends_on_it(tmp_path, cap
     # the page's words carry no command-line flag
     scan = scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {"discarder": "S"})
     assert scan["question"] == "win_tile" and "--" not in scan["error"]
+
+
+def test_a_kong_laid_in_the_row_is_asked_about_even_beside_another_hand():
+    winner, _ = row("8m 8m 8m 8m 4p 5p 6p 7s 8s 9s 5z 5z 1z 1z 1z".split())
+    other, _ = row("2m 3m 4m 6p 6p 2s 3s 4s".split(), y=400)
+    scan = scan_detections(place(winner + other, 0, centre=(700, 500)), 1400, 1000, {"self_drawn": True})
+    asked = [e for e in scan["hands"] if e.get("question") == "kong_in_row"]
+    # as a concealed kong it scores; as an open one it would be a false Mahjong (too few
+    # doublings in Rode Draak), so that reading is not offered
+    assert len(asked) == 1 and [(c["tile"], c["open"]) for c in asked[0]["kong_candidates"]] == [("8m", False)]
+    assert "a kong not set apart?" in asked[0]["error"]

@@ -116,7 +116,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     scan["problems"] = problems
     if len(entries) == 1:
         only = entries[0]
-        for key in ("hand", "result", "error", "reading", "question", "win_candidates"):
+        for key in ("hand", "result", "error", "reading", "question", "win_candidates", "kong_candidates"):
             if key in only:
                 scan[key] = only[key]
         scan["seat"] = only["seat"]
@@ -170,7 +170,14 @@ def _winner(hands: list[HandLayout], context: dict, rules: str) -> int | None:
     if len(full) == 1:
         return full[0]
     apart = [k for k in full if hands[k].win_index is not None]
-    return apart[0] if len(apart) == 1 else None
+    if len(apart) == 1:
+        return apart[0]
+    if not full:  # one tile over a win, four alike in the row: a winner's kong not set apart
+        over = [k for k, h in enumerate(hands) if h.tile_count == 15 + h.kong_count
+                and 4 in Counter(plain(t) for t in h.concealed).values()]
+        if len(over) == 1:
+            return over[0]
+    return None
 
 
 def _hand_context(context: dict, seat: str, dora: list[str], is_winner: bool, several: bool) -> dict:
@@ -199,7 +206,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 needs_win: bool) -> dict[str, Any]:
     """A hand entry: the hand dict and its result, or an error saying what is missing."""
     from mahjong_lens.rules.registry import score
-    from mahjong_lens.rules.win_tile import ask_missing_tile, ask_win_tile
+    from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile
     entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
     if hand.errors:
         entry["error"] = hand.errors[0]
@@ -223,6 +230,13 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
     else:
         expected = win_count if (needs_win or hand.win_index is not None or count > rest_count) else rest_count
         why = ("a winning hand" + kong_words) if expected == win_count else ("a hand" + kong_words)
+        if count == win_count + 1 and needs_win:
+            # four alike in the row: a kong not set apart? each reading scored, one tap away
+            answer = ask_kong_in_row(dict(hand_dict, win_tile=hand.win_tile), rules, options)
+            if answer is not None:
+                entry.update(error=answer["error"], question=answer["question"],
+                             kong_candidates=answer["kong_candidates"])
+                return entry
         if count == rest_count and needs_win and hand.win_index is None:
             # the winning tile out of view: what the hand waits on, each scored, one tap away
             answer = ask_missing_tile(hand_dict, rules, options)

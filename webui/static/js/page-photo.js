@@ -1,6 +1,7 @@
 /* mahjong-lens, page-photo.js: The photo & score page (and the referee's check). */
 import { $, $$, postJSON, request, sentence, setStatus } from "./dom.js";
 import { HandState, slot } from "./hand.js";
+import { plain } from "./tiles.js";
 import { pickTile } from "./picker.js";
 import { HandEditor } from "./editor.js";
 import { readContext, setupContextForm } from "./context.js";
@@ -41,7 +42,7 @@ function photoPage() {
     try {
       const result = await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options });
       if (ticket !== scoreTicket) return;
-      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile });
+      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong });
       // the photo's warning was about the hand as read: once the player has put it right, say so
       if (scan && handEdited && status.classList.contains("warn")) {
         if (result.question) setStatus(status, "Tap the tile that completed the hand, under “Score”, to get the score.", "warn");
@@ -58,6 +59,16 @@ function photoPage() {
   }
 
   /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
+  /** The player's answer to "four alike in the row: a kong?": the four become that kong. */
+  function markKong(code, open) {
+    const state = editor.state;
+    const four = state.concealed.filter((s) => plain(s.code) === code).slice(0, 4);
+    if (four.length !== 4) return;
+    state.concealed = state.concealed.filter((s) => !four.includes(s));
+    state.melds.push({ type: "kong", open, tiles: four, index: state.melds.length });
+    editor.changed();
+  }
+
   function markWinTile(code, { add = false } = {}) {
     const state = editor.state;
     if (add) {  // the winning tile was not on the photo: it joins the hand as the winning one

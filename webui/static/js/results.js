@@ -39,11 +39,36 @@ function renderPayments(payments, seat = null, moves = []) {
   return wrap;
 }
 
-function renderResult(target, result, seat = null, { onWinTile = null } = {}) {
+function renderResult(target, result, seat = null, { onWinTile = null, onKong = null } = {}) {
   target.replaceChildren();
   if (!result) return;
   const head = document.createElement("div");
   head.className = "points-line";
+  if (result.question === "kong_in_row") {
+    // one tile too many, four alike in the row: a kong not set apart; one tap says which
+    const box = document.createElement("div");
+    box.className = "question";
+    box.append(Object.assign(document.createElement("strong"), { textContent: "Four alike lie in the row: a kong?" }),
+      Object.assign(document.createElement("p"), { className: "muted", textContent: "The hand has one tile too many for a win unless they are a kong. Tap what it was:" }));
+    const choices = document.createElement("div");
+    choices.className = "win-choices";
+    for (const candidate of result.kong_candidates || []) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "win-choice";
+      button.dataset.kong = `${candidate.tile}:${candidate.open ? "open" : "concealed"}`;
+      button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), {
+        className: "win-points",
+        textContent: `${candidate.open ? "open" : "concealed"} kong: ${candidate.then ? "up to " : ""}${candidate.points} points`,
+      }));
+      if (onKong) button.addEventListener("click", () => onKong(candidate.tile, candidate.open));
+      else button.disabled = true;
+      choices.append(button);
+    }
+    box.append(choices);
+    target.append(box);
+    return;
+  }
   if (result.question === "win_tile" || result.question === "missing_win_tile") {
     // not a dead hand: only the winning tile is unknown (or out of view); one tap answers
     const missing = result.question === "missing_win_tile";

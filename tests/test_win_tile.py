@@ -1,0 +1,53 @@
+"""rules.win_tile: a won hand that lacks only its winning tile, whose winning tile is out of the
+photo, or whose kong lies in the row is scored or asked about, never called dead."""
+from __future__ import annotations
+
+from mahjong_lens.rules.registry import score
+from mahjong_lens.rules.win_tile import ask_kong_in_row, lacks_a_tile, lacks_win_tile, score_or_ask
+
+
+def test_the_winning_tile_not_marked_asks_with_each_candidate_scored_highest_first():
+    hand = {"concealed": "123m456p789s55z111z", "discarder": "S"}
+    assert lacks_win_tile(hand) and not lacks_a_tile(hand)
+    answer = score_or_ask(hand, "rode-draak")
+    assert answer["question"] == "win_tile" and not answer["valid"]
+    points = {c["tile"]: c["points"] for c in answer["win_candidates"]}
+    for tile, value in points.items():  # each as the rules score it with that winning tile
+        assert score({**hand, "win_tile": tile}, "rode-draak").points == value
+    assert list(points.values()) == sorted(points.values(), reverse=True) and points["1z"] < points["1m"]
+    assert "120 points with 10 of the tiles, 104 with the East" in answer["error"]
+
+
+def test_where_every_candidate_scores_alike_that_is_the_score():
+    answer = score_or_ask({"concealed": "123m456p789s55z111z", "self_drawn": True}, "rode-draak")
+    assert answer["valid"] and "so the" in answer["note"] and answer["win_tile_taken"]
+
+
+def test_a_hand_that_did_not_win_is_scored_as_such():
+    answer = score_or_ask({"concealed": "123m456p789s55z11z"}, "rode-draak")
+    assert answer["valid"] and not answer["winning"] and "question" not in answer
+
+
+def test_a_winning_tile_out_of_view_is_asked_among_the_waits():
+    hand = {"concealed": "123m456p789s55z11z", "self_drawn": True}
+    assert lacks_a_tile(hand)
+    answer = score_or_ask(hand, "rode-draak")
+    assert answer["question"] == "missing_win_tile"
+    assert [c["tile"] for c in answer["win_candidates"]] == ["1z", "5z"]  # a pung of either
+    assert "the East (960 points) or the White dragon (512)" in answer["error"]
+    # no single tile completes it: no question, the hand is scored as it lies
+    assert "question" not in score_or_ask({"concealed": "123m456p789s55z12z", "self_drawn": True}, "rode-draak")
+
+
+def test_four_alike_in_the_row_are_offered_as_a_concealed_or_an_open_kong():
+    hand = {"concealed": "8888m456p789s55z111z", "self_drawn": True}
+    answer = score_or_ask(hand, "rode-draak")
+    assert answer["question"] == "kong_in_row"
+    kongs = {(c["tile"], c["open"]): c["points"] for c in answer["kong_candidates"]}
+    concealed = score({"concealed": "456p789s55z111z", "melds": [{"type": "kong", "tiles": "8888m", "open": False}],
+                       "win_tile": "5z", "self_drawn": True}, "rode-draak").points
+    assert kongs[("8m", False)] == concealed and kongs[("8m", True)] < concealed
+    # a winning tile set apart that is the fourth of the kong: the kong, and the winning tile asked
+    marked = ask_kong_in_row({**hand, "win_tile": "8m"}, "rode-draak")
+    assert {c["then"] for c in marked["kong_candidates"]} <= {None, "win_tile"}
+    assert {(c["tile"], c["open"]) for c in marked["kong_candidates"]} == {("8m", False), ("8m", True)}
