@@ -637,3 +637,15 @@ def test_a_called_meld_misread_as_no_set_is_re_read_from_the_next_choices():
     detections[chow] = dataclasses.replace(detections[chow], alternatives=[("9m", 0.3)])
     hand = find_layout(detections).hands[0]
     assert any("do not make a chow, pung or kong" in e for e in hand.errors)
+
+
+def test_a_face_down_tile_at_the_end_of_the_hand_is_left_out_of_it():
+    items, x = row(CONCEALED + ["1z", "1z", "1z", "5z", "back"])  # felt read as a back, past the end
+    hand = find_layout(place(items, 0)).hands[0]
+    assert "back" not in hand.concealed and len(hand.concealed) == 14
+    assert any("face-down tile at the end of the hand was left out" in p for p in hand.problems)
+    assert not any("face-down" in e for e in hand.errors)
+    # inside the hand it is a tile turned over: the player is asked to turn it face up
+    items, _ = row(CONCEALED[:5] + ["back"] + CONCEALED[5:] + ["1z", "1z", "5z"])
+    hand = find_layout(place(items, 0)).hands[0]
+    assert any("turn it face up" in e for e in hand.errors)

@@ -151,6 +151,14 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                             f"{and_list([_named(meld.tiles[meld.indices.index(i)]) for i in meld.reread])} "
                             f"to make the {meld.type} they are laid in: check "
                             f"{'it' if len(meld.reread) == 1 else 'them'}")
+    # a face-down tile at an end of the concealed tiles is no tile of the hand (a revealed hand
+    # shows backs only in a concealed kong): a wall tile, or felt read as a back
+    while concealed_indices and detections[concealed_indices[-1]].face_down:
+        problems.append("a face-down tile at the end of the hand was left out of it")
+        concealed_indices.pop()
+    while concealed_indices and detections[concealed_indices[0]].face_down:
+        problems.append("a face-down tile at the start of the hand was left out of it")
+        concealed_indices.pop(0)
     win_index = groups[win_group][0] if win_group is not None else None
     if win_index is None and win_tile is not None:
         # given by the user, not set apart: the last copy in the hand
