@@ -39,6 +39,28 @@ function renderPayments(payments, seat = null, moves = []) {
   return wrap;
 }
 
+/** A question the server asks (which tile won, is it a kong): each answer a tile and its score. */
+function questionBox(title, explanation, answers) {
+  const box = document.createElement("div");
+  box.className = "question";
+  box.append(Object.assign(document.createElement("strong"), { textContent: title }),
+    Object.assign(document.createElement("p"), { className: "muted", textContent: explanation }));
+  const choices = document.createElement("div");
+  choices.className = "win-choices";
+  for (const { tile, data, text, answer } of answers) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "win-choice";
+    Object.assign(button.dataset, data);
+    button.append(tileElement(tile), Object.assign(document.createElement("span"), { className: "win-points", textContent: text }));
+    if (answer) button.addEventListener("click", answer);
+    else button.disabled = true;
+    choices.append(button);
+  }
+  box.append(choices);
+  return box;
+}
+
 function renderResult(target, result, seat = null, { onWinTile = null, onKong = null } = {}) {
   target.replaceChildren();
   if (!result) return;
@@ -46,53 +68,25 @@ function renderResult(target, result, seat = null, { onWinTile = null, onKong = 
   head.className = "points-line";
   if (result.question === "kong_in_row") {
     // one tile too many, four alike in the row: a kong not set apart; one tap says which
-    const box = document.createElement("div");
-    box.className = "question";
-    box.append(Object.assign(document.createElement("strong"), { textContent: "Four alike lie in the row: a kong?" }),
-      Object.assign(document.createElement("p"), { className: "muted", textContent: "The hand has one tile too many for a win unless they are a kong. Tap what it was:" }));
-    const choices = document.createElement("div");
-    choices.className = "win-choices";
-    for (const candidate of result.kong_candidates || []) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "win-choice";
-      button.dataset.kong = `${candidate.tile}:${candidate.open ? "open" : "concealed"}`;
-      button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), {
-        className: "win-points",
-        textContent: `${candidate.open ? "open" : "concealed"} kong: ${candidate.then ? "up to " : ""}${candidate.points} points`,
-      }));
-      if (onKong) button.addEventListener("click", () => onKong(candidate.tile, candidate.open));
-      else button.disabled = true;
-      choices.append(button);
-    }
-    box.append(choices);
-    target.append(box);
+    target.append(questionBox("Four alike lie in the row: a kong?",
+      "The hand has one tile too many for a win unless they are a kong. Tap what it was:",
+      (result.kong_candidates || []).map((c) => ({
+        tile: c.tile, data: { kong: `${c.tile}:${c.open ? "open" : "concealed"}` },
+        text: `${c.open ? "open" : "concealed"} kong: ${c.then ? "up to " : ""}${c.points} points`,
+        answer: onKong && (() => onKong(c.tile, c.open)),
+      }))));
     return;
   }
   if (result.question === "win_tile" || result.question === "missing_win_tile") {
     // not a dead hand: only the winning tile is unknown (or out of view); one tap answers
     const missing = result.question === "missing_win_tile";
-    const box = document.createElement("div");
-    box.className = "question";
-    box.append(Object.assign(document.createElement("strong"), { textContent: "Which tile completed the hand?" }),
-      Object.assign(document.createElement("p"), { className: "muted", textContent: missing
-        ? "It is not on the photo (hidden, or cut off). The hand waits on these; tap the one that made Mahjong:"
-        : "The score depends on it. Tap the tile that made Mahjong:" }));
-    const choices = document.createElement("div");
-    choices.className = "win-choices";
-    for (const candidate of result.win_candidates || []) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "win-choice";
-      button.dataset.winTile = candidate.tile;
-      button.title = candidate.name;
-      button.append(tileElement(candidate.tile), Object.assign(document.createElement("span"), { className: "win-points", textContent: `${candidate.points} points` }));
-      if (onWinTile) button.addEventListener("click", () => onWinTile(candidate.tile, { add: missing }));
-      else button.disabled = true;
-      choices.append(button);
-    }
-    box.append(choices);
-    target.append(box);
+    target.append(questionBox("Which tile completed the hand?", missing
+      ? "It is not on the photo (hidden, or cut off). The hand waits on these; tap the one that made Mahjong:"
+      : "The score depends on it. Tap the tile that made Mahjong:",
+    (result.win_candidates || []).map((c) => ({
+      tile: c.tile, data: { winTile: c.tile }, text: `${c.points} points`,
+      answer: onWinTile && (() => onWinTile(c.tile, { add: missing })),
+    }))));
     return;
   }
   if (!result.valid) {
