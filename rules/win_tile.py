@@ -15,7 +15,7 @@ from typing import Any
 from .decompose import hand_waits
 from .hand import HandError, expected_tile_count, hand_from_dict
 from .registry import score
-from .result import Result
+from .result import Result, invalid
 from .tiles import format_tiles, is_bonus, plain, sort_key, tile_name
 
 
@@ -110,6 +110,15 @@ def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
         answer = ask_kong_in_row(hand, rules, options)
         if answer is not None:
             return answer
+    short = _won_tiles_short(hand)
+    if short:  # said to be won, no winning tile marked, and not a winning hand's tile count
+        parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
+        expected = expected_tile_count(parsed, winning=True)
+        count = expected - short
+        advice = ("a tile may be missing from the hand: add it" if short > 0 else
+                  "remove the tiles that are not part of the hand (or lay a kong apart)")
+        return invalid(rules, f"{count} tiles, but a winning hand with {parsed.kong_count} kong(s) has "
+                              f"{expected}: {advice}", winning=True).to_dict()
     if hand.get("win_tile") is None:  # how a hand was won means nothing without the win
         hand = {**hand, "self_drawn": False, "discarder": None}
     return score(dict(hand), rules, dict(options or {})).to_dict()
