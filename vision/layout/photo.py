@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from typing import Sequence
 
 import numpy as np
@@ -59,6 +60,56 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     def build(indices: list[int], up: np.ndarray | None = None) -> _Row:
         return _build_row(indices, detections, ratio_reference, up)
 
+    # the stages: rows sorted into walls and candidates, discards set aside, hands grouped
+    # with the rows of melds beside them, each hand read, the dead wall and dora indicators
+    walls, candidates, unassigned = _sort_rows(rows, detections, build)
+    built = {id(r): build(r) for r in candidates}
+    discards = _ponds([built[id(r)] for r in candidates if not set(r) <= stacked_tiles], detections)
+    unassigned.extend(discards)
+    candidates = [r for r in candidates if not set(r) & set(discards)]
+    groups, leftovers = _group_hands(candidates, built, detections)
+    strays: list[int] = []  # lone tiles, off every row
+    for r in leftovers:
+        if len(r) == 4 and all(detections[i].face_down for i in r):
+            walls.append(r)
+        elif len(r) == 1:
+            strays.extend(r)
+        else:
+            unassigned.extend(r)
+
+    # each hand read from its rows, turned as the table says (every player faces its centre)
+    ups = _table_ups([built[id(g[0])] for g in groups])
+    hand_rows = [[build(r, up) if up is not None else built[id(r)] for r in g] for g, up in zip(groups, ups)]
+    all_sideways = set().union(*(row.sideways for g in hand_rows for row in g)) if hand_rows else set()
+    if gap_melds is None:
+        gap_melds = not all_sideways
+    hands = [_hand_from_rows(g, detections, gap_melds, win_tile) for g in hand_rows]
+    unassigned.extend(_place_strays(strays, hands, detections, win_tile))
+    for hand in hands:
+        hand.errors.extend(hand_problems(hand, detections))
+        all_sideways.update(s for m in hand.melds for s in m.sideways)
+    hands = _table_order(hands)
+    # a tile re-read to make its meld a set is asked about, like any unsure reading
+    doubtful += [i for hand in hands for m in hand.melds for i in m.reread if i not in doubtful]
+
+    dora_indices, dead_wall = _dead_wall(region, walls, detections, build, problems)
+    return Layout(
+        hands=hands,
+        dora_indicators=[detections[i].tile for i in dora_indices],
+        dora_indices=dora_indices,
+        dead_wall=dead_wall,
+        unassigned=sorted(set(unassigned)),
+        doubtful=doubtful,
+        sideways=sorted(all_sideways),
+        rows=[built[id(r)].indices if id(r) in built else r for r in rows],
+        problems=problems,
+    )
+
+
+def _sort_rows(rows: list[list[int]], detections: Sequence[TileDetection], build: Callable[[list[int]], _Row]
+               ) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """Rows of backs (walls; a row of four backs may be a concealed kong, kept as a candidate),
+    rows that may be (part of) a hand, and tiles of neither (the live wall, a standing hand)."""
     walls, candidates, unassigned = [], [], []
     for r in rows:
         backs = sum(detections[i].face_down for i in r)
@@ -71,12 +122,13 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
                 unassigned.extend(r)  # a standing hand seen from behind, or the live wall
         else:
             candidates.append(r)
-    built = {id(r): build(r) for r in candidates}
-    discards = _ponds([built[id(r)] for r in candidates if not set(r) <= stacked_tiles], detections)
-    unassigned.extend(discards)
-    candidates = [r for r in candidates if not set(r) & set(discards)]
+    return walls, candidates, unassigned
 
-    # hands: the longest rows, each with the shorter rows of melds laid beside or in front of it
+
+def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[TileDetection]
+                 ) -> tuple[list[list[list[int]]], list[list[int]]]:
+    """Hands: the longest rows, each with the shorter rows of melds laid beside or in front
+    of it; and the rows left over."""
     groups: list[list[list[int]]] = []
     distance: dict[int, float] = {}
     leftovers: list[list[int]] = []
@@ -105,29 +157,13 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     if any(s >= MIN_FULL_HAND for s in sizes):  # short rows beside real hands are discards or strays
         leftovers += [r for g, s in zip(groups, sizes) if s < MIN_FULL_HAND for r in g]
         groups = [g for g, s in zip(groups, sizes) if s >= MIN_FULL_HAND]
-    strays: list[int] = []  # lone tiles, off every row
-    for r in leftovers:
-        if len(r) == 4 and all(detections[i].face_down for i in r):
-            walls.append(r)
-        elif len(r) == 1:
-            strays.extend(r)
-        else:
-            unassigned.extend(r)
+    return groups, leftovers
 
-    ups = _table_ups([built[id(g[0])] for g in groups])
-    hand_rows = [[build(r, up) if up is not None else built[id(r)] for r in g] for g, up in zip(groups, ups)]
-    all_sideways = set().union(*(row.sideways for g in hand_rows for row in g)) if hand_rows else set()
-    if gap_melds is None:
-        gap_melds = not all_sideways
-    hands = [_hand_from_rows(g, detections, gap_melds, win_tile) for g in hand_rows]
-    unassigned.extend(_place_strays(strays, hands, detections, win_tile))
-    for hand in hands:
-        hand.errors.extend(hand_problems(hand, detections))
-        all_sideways.update(s for m in hand.melds for s in m.sideways)
-    hands = _table_order(hands)
-    # a tile re-read to make its meld a set is asked about, like any unsure reading
-    doubtful += [i for hand in hands for m in hand.melds for i in m.reread if i not in doubtful]
 
+def _dead_wall(region: list[int], walls: list[list[int]], detections: Sequence[TileDetection],
+               build: Callable[[list[int]], _Row], problems: list[str]) -> tuple[list[int], list[int]]:
+    """The dora indicators and the dead wall: the marked region's tiles, or the face-up tiles
+    of the rows of backs."""
     dora_indices: list[int] = []
     dead_wall: list[int] = []
     if region:
@@ -142,17 +178,7 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     if len([w for w in walls if any(not detections[i].face_down for i in w)]) > 1 and not region:
         problems.append(f"{len(walls)} rows of face-down tiles were found; the dora indicators of all of "
                         "them were taken")
-    return Layout(
-        hands=hands,
-        dora_indicators=[detections[i].tile for i in dora_indices],
-        dora_indices=dora_indices,
-        dead_wall=dead_wall,
-        unassigned=sorted(set(unassigned)),
-        doubtful=doubtful,
-        sideways=sorted(all_sideways),
-        rows=[built[id(r)].indices if id(r) in built else r for r in rows],
-        problems=problems,
-    )
+    return dora_indices, dead_wall
 
 
 def _holds_meld(row: _Row, detections: Sequence[TileDetection]) -> bool:
