@@ -147,7 +147,11 @@ def summary(scan: dict) -> str:
                     lines.append(f"      {line['name']}: {line['value']}")
             else:
                 lines.append(f"    not scored: {result.get('error')}")
-        if entry.get("question") == "kong_in_row":
+        if entry.get("question") == "win_way":
+            drawn, discard = entry["way_candidates"]
+            lines.append(f"    self-drawn or a discard? self-drawn {drawn['points']}, on a discard "
+                         f"{discard['points']} points; give --self-drawn or --discarder")
+        elif entry.get("question") == "kong_in_row":
             lines.append("    four alike in the row: a kong? " + ", ".join(
                 f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}" for c in entry["kong_candidates"])
                 + " points; set the kong a little apart, or say it on the page")

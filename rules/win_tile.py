@@ -16,7 +16,7 @@ from .decompose import hand_waits
 from .hand import HandError, expected_tile_count, hand_from_dict
 from .registry import score
 from .result import Result, invalid
-from .tiles import format_tiles, is_bonus, plain, sort_key, tile_name
+from .tiles import WIND_NAMES, WINDS, format_tiles, is_bonus, plain, sort_key, tile_name
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,38 @@ def ask_kong_in_row(hand: Mapping[str, Any], rules: str, options: Mapping[str, A
             "error": (f"one tile too many for a winning hand, and four alike lie in the row: a kong not "
                       f"set apart? ({words} points)"),
             "kong_candidates": candidates}
+
+
+def ask_win_way(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                ) -> dict[str, Any]:
+    """A hand won on a known tile that says neither self-drawn nor who discarded: both ways
+    scored (the discard from the player before the winner: only who pays depends on who it
+    was).  The score where both agree (a note says so), the rules' own answer where one way is
+    no win, else the question "win_way"."""
+    seat = hand.get("seat_wind") if hand.get("seat_wind") in WINDS else "E"
+    before = WINDS[(WINDS.index(seat) - 1) % 4]  # play runs E, S, W, N: who discards to the winner
+    drawn = score({**hand, "self_drawn": True, "discarder": None}, rules, dict(options or {}))
+    discard = score({**hand, "self_drawn": False, "discarder": before}, rules, dict(options or {}))
+    if not (drawn.valid and discard.valid):
+        # one way is no win at all (a false Mahjong): that is the referee's to know, not to
+        # guess; the answer is that way's, and a note says what the other way scores
+        if not (drawn.valid or discard.valid):
+            return drawn.to_dict()
+        won_way, lost = ("self-drawn", discard) if drawn.valid else ("a discard", drawn)
+        answer = lost.to_dict()
+        answer["note"] = (f"how the hand was won was not said: won by {won_way} it scores "
+                          f"{(drawn if drawn.valid else discard).points} points")
+        return answer
+    if drawn.points == discard.points and drawn.payments == discard.payments:
+        answer = drawn.to_dict()
+        answer["note"] = "how the hand was won was not said; self-drawn or a discard score alike"
+        return answer
+    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
+            "payments": {}, "question": "win_way",
+            "error": (f"self-drawn or a discard? The score depends on it ({drawn.points} points self-drawn, "
+                      f"{discard.points} on a discard, e.g. from {WIND_NAMES[before]})"),
+            "way_candidates": [{"way": "self_drawn", "points": drawn.points},
+                               {"way": "discard", "discarder": before, "points": discard.points}]}
 
 
 def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None

@@ -570,3 +570,14 @@ def test_a_kong_laid_in_the_row_is_asked_about_even_beside_another_hand():
     # doublings in Rode Draak), so that reading is not offered
     assert len(asked) == 1 and [(c["tile"], c["open"]) for c in asked[0]["kong_candidates"]] == [("8m", False)]
     assert "a kong not set apart?" in asked[0]["error"]
+
+
+def test_a_riichi_scan_that_does_not_say_how_the_hand_was_won_asks_it():
+    scan = scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600, {}, "riichi")
+    assert scan["question"] == "win_way" and "self-drawn or a discard?" in scan["error"]
+    assert [c["way"] for c in scan["way_candidates"]] == ["self_drawn", "discard"]
+    text = summary(dict(scan, image="hand.png"))
+    assert "self-drawn or a discard? self-drawn" in text and "give --self-drawn or --discarder" in text
+    # said: scored at once
+    assert scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600, {"self_drawn": True},
+                           "riichi")["result"]["valid"]

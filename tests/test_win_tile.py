@@ -59,3 +59,18 @@ def test_a_won_hand_with_the_wrong_tile_count_says_so_instead_of_calling_it_dead
     assert "dead" not in too_many["error"]
     # the same tiles with "did not win": Rode Draak scores it, a dead hand
     assert score_or_ask({"concealed": "1m2m3m4p5p6p7s8s9s5z5z1z1z1z9p"}, "rode-draak")["dead"]
+
+
+def test_how_a_hand_was_won_is_asked_where_the_rules_need_it_and_it_changes_the_score():
+    from mahjong_lens.rules.win_tile import ask_win_way
+    hand = {"concealed": "123m456p789s55z111z", "win_tile": "1z", "seat_wind": "S"}
+    riichi = ask_win_way(hand, "riichi")
+    assert riichi["question"] == "win_way"
+    ways = {c["way"]: c for c in riichi["way_candidates"]}
+    assert ways["self_drawn"]["points"] == score({**hand, "self_drawn": True}, "riichi").points
+    assert ways["discard"]["discarder"] == "E"  # East plays before South
+    assert ways["discard"]["points"] == score({**hand, "discarder": "E"}, "riichi").points
+    # Rode Draak: on a discard this hand is a false Mahjong (one doubling): said, not guessed
+    no_win = ask_win_way({**hand, "concealed": "123m456p789s55z111z"}, "rode-draak")
+    assert not no_win["valid"] and "false Mahjong" in no_win["error"] and "self-drawn it scores" in no_win["note"]
+

@@ -116,7 +116,8 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     scan["problems"] = problems
     if len(entries) == 1:
         only = entries[0]
-        for key in ("hand", "result", "error", "reading", "question", "win_candidates", "kong_candidates"):
+        for key in ("hand", "result", "error", "reading", "question", "win_candidates", "kong_candidates",
+                    "way_candidates"):
             if key in only:
                 scan[key] = only[key]
         scan["seat"] = only["seat"]
@@ -206,7 +207,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 needs_win: bool) -> dict[str, Any]:
     """A hand entry: the hand dict and its result, or an error saying what is missing."""
     from mahjong_lens.rules.registry import score
-    from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile
+    from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile, ask_win_way
     entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
     if hand.errors:
         entry["error"] = hand.errors[0]
@@ -272,6 +273,18 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         hand_dict["win_tile"] = exact[-1] if hand.win_tile is None else hand.win_tile
         entry["hand"] = hand_dict
         entry["result"] = score(hand_dict, rules, options).to_dict()
+        if not entry["result"]["valid"] and not context.get("self_drawn") and not context.get("discarder"):
+            # the rules need to know how it was won, and nothing said it (the command line
+            # without --self-drawn or --discarder): both ways scored, asked where they differ
+            answer = ask_win_way(hand_dict, rules, options)
+            if answer.get("question"):
+                del entry["hand"], entry["result"]
+                entry.update(error=answer["error"], question=answer["question"],
+                             way_candidates=answer["way_candidates"])
+            else:
+                if answer.get("note"):
+                    entry["problems"].append(answer.pop("note"))
+                entry["result"] = answer
         return entry
     # a complete hand with no tile set apart: the score may not depend on which tile won
     answer = ask_win_tile(hand_dict, rules, options)
