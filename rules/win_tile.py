@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .decompose import hand_waits
-from .hand import HandError, expected_tile_count, hand_from_dict
+from .hand import Hand, HandError, expected_tile_count, hand_from_dict
 from .registry import score
 from .result import Result, invalid
 from .tiles import WIND_NAMES, WINDS, format_tiles, is_bonus, plain, sort_key, tile_name
+
+# the keys of a question's candidates, whichever the question (the scan copies them through)
+CANDIDATE_KEYS = ("win_candidates", "kong_candidates", "way_candidates")
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,6 @@ class WinCandidate:
     """One tile as the winning tile, and the hand's result with it."""
 
     tile: str
-    hand: dict[str, Any]
     result: Result
 
     def to_dict(self) -> dict[str, Any]:
@@ -32,32 +34,42 @@ class WinCandidate:
                 "valid": self.result.valid, "error": self.result.error or None}
 
 
-def _won_tiles_short(hand: Mapping[str, Any], marked: bool = False) -> int | None:
-    """For a hand said to be won (self-drawn, or a discarder named) that marks no winning
-    tile (or may mark one: `marked`): how many tiles it lacks of a winning hand (0: complete,
-    -1: one too many); None otherwise."""
-    if not isinstance(hand, Mapping) or (hand.get("win_tile") is not None and not marked):
-        return None
-    if not (hand.get("self_drawn") is True or hand.get("discarder")):
+def _won_tiles_short(hand: Mapping[str, Any]) -> tuple[int, Hand] | None:
+    """For a hand said to be won (self-drawn, or a discarder named): how many tiles it lacks
+    of a winning hand (0: complete, -1: one too many), and the hand as parsed; None for a
+    hand not said to be won or not readable (the scorer says why)."""
+    if not isinstance(hand, Mapping) or not (hand.get("self_drawn") is True or hand.get("discarder")):
         return None
     try:
         parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
     except HandError:
         return None
     playing = [t for t in parsed.all_tiles if not is_bonus(t)]
-    return expected_tile_count(parsed, winning=True) - len(playing)
+    return expected_tile_count(parsed, winning=True) - len(playing), parsed
+
+
+def _short_of_a_win(hand: Mapping[str, Any]) -> int | None:
+    """How many tiles a hand said to be won, with no winning tile marked, lacks of a win."""
+    counted = _won_tiles_short(hand) if hand.get("win_tile") is None else None
+    return counted[0] if counted else None
 
 
 def lacks_win_tile(hand: Mapping[str, Any]) -> bool:
     """True for a hand said to be won that holds a winning hand's number of tiles but marks
     no winning tile."""
-    return _won_tiles_short(hand) == 0
+    return _short_of_a_win(hand) == 0
 
 
 def lacks_a_tile(hand: Mapping[str, Any]) -> bool:
     """True for a hand said to be won that is one tile short: the winning tile is not in the
     photo (hidden, cut off, or not yet laid down)."""
-    return _won_tiles_short(hand) == 1
+    return _short_of_a_win(hand) == 1
+
+
+def _question(rules: str, kind: str, error: str, **candidates: Any) -> dict[str, Any]:
+    """The answer that asks instead of scoring: a result that is no score (valid false, a
+    winning hand) with the question, its sentence, and the candidates, each scored."""
+    return invalid(rules, error, winning=True, question=kind, **candidates).to_dict()
 
 
 def win_candidates(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
@@ -70,7 +82,7 @@ def win_candidates(hand: Mapping[str, Any], rules: str, options: Mapping[str, An
         if is_bonus(tile):
             continue
         trial = {**hand, "win_tile": tile}
-        candidates.append(WinCandidate(tile, trial, score(trial, rules, dict(options or {}))))
+        candidates.append(WinCandidate(tile, score(trial, rules, dict(options or {}))))
     return sorted(candidates, key=lambda c: (not c.result.valid, -c.result.points, sort_key(c.tile)))
 
 
@@ -100,19 +112,19 @@ def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
                  ) -> dict[str, Any]:
     """The result (as JSON) of a hand, asking for the winning tile only when that changes the
     score: {"question": "win_tile", "win_candidates": [...], ...} then."""
-    if lacks_win_tile(hand):
+    counted = _won_tiles_short(hand)
+    short, parsed = counted if counted else (None, None)
+    marked = hand.get("win_tile") is not None
+    answer = None
+    if short == 0 and not marked:
         return ask_win_tile(hand, rules, options)
-    if lacks_a_tile(hand):
+    if short == 1 and not marked:
         answer = ask_missing_tile(hand, rules, options)
-        if answer is not None:
-            return answer
-    if _won_tiles_short(hand, marked=True) == -1:
+    elif short == -1:
         answer = ask_kong_in_row(hand, rules, options)
-        if answer is not None:
-            return answer
-    short = _won_tiles_short(hand)
-    if short:  # said to be won, no winning tile marked, and not a winning hand's tile count
-        parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
+    if answer is not None:
+        return answer
+    if short and not marked:  # said to be won, no winning tile marked, and not a winning hand's tile count
         expected = expected_tile_count(parsed, winning=True)
         count = expected - short
         advice = ("a tile may be missing from the hand: add it" if short > 0 else
@@ -161,11 +173,9 @@ def ask_kong_in_row(hand: Mapping[str, Any], rules: str, options: Mapping[str, A
     candidates.sort(key=lambda c: (-c["points"], sort_key(c["tile"]), c["open"]))
     words = ", ".join(f"{'an open' if c['open'] else 'a concealed'} kong of the {c['name']} "
                       f"{'up to ' if c['then'] else ''}{c['points']}" for c in candidates)
-    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
-            "payments": {}, "question": "kong_in_row",
-            "error": (f"one tile too many for a winning hand, and four alike lie in the row: a kong not "
-                      f"set apart? ({words} points)"),
-            "kong_candidates": candidates}
+    return _question(rules, "kong_in_row", f"one tile too many for a winning hand, and four alike lie in "
+                                           f"the row: a kong not set apart? ({words} points)",
+                     kong_candidates=candidates)
 
 
 def ask_win_way(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
@@ -192,12 +202,11 @@ def ask_win_way(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] 
         answer = drawn.to_dict()
         answer["note"] = "how the hand was won was not said; self-drawn or a discard score alike"
         return answer
-    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
-            "payments": {}, "question": "win_way",
-            "error": (f"self-drawn or a discard? The score depends on it ({drawn.points} points self-drawn, "
-                      f"{discard.points} on a discard, e.g. from {WIND_NAMES[before]})"),
-            "way_candidates": [{"way": "self_drawn", "points": drawn.points},
-                               {"way": "discard", "discarder": before, "points": discard.points}]}
+    return _question(rules, "win_way", f"self-drawn or a discard? The score depends on it ({drawn.points} "
+                                       f"points self-drawn, {discard.points} on a discard, e.g. from "
+                                       f"{WIND_NAMES[before]})",
+                     way_candidates=[{"way": "self_drawn", "points": drawn.points},
+                                     {"way": "discard", "discarder": before, "points": discard.points}])
 
 
 def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
@@ -209,16 +218,14 @@ def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, 
     candidates = []
     for tile in hand_waits(parsed):
         trial = {**hand, "concealed": format_tiles([*parsed.concealed, tile]), "win_tile": tile}
-        candidates.append(WinCandidate(tile, trial, score(trial, rules, dict(options or {}))))
+        candidates.append(WinCandidate(tile, score(trial, rules, dict(options or {}))))
     valid = sorted((c for c in candidates if c.result.valid),
                    key=lambda c: (-c.result.points, sort_key(c.tile)))
     if not valid:
         return None
-    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
-            "payments": {}, "question": "missing_win_tile",
-            "error": ("the winning tile is not among the tiles read (hidden, or cut off at the edge); "
-                      f"the hand waits on {_waits(valid)}: which one completed it?"),
-            "win_candidates": [c.to_dict() for c in valid]}
+    return _question(rules, "missing_win_tile", "the winning tile is not among the tiles read (hidden, or "
+                     f"cut off at the edge); the hand waits on {_waits(valid)}: which one completed it?",
+                     win_candidates=[c.to_dict() for c in valid])
 
 
 def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
@@ -242,9 +249,7 @@ def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
         answer["error"] = ("no winning tile was marked, and the hand does not score with any of its "
                            f"tiles as the winning tile: {answer.get('error') or 'it is not complete'}")
         return answer
-    listing = _by_points(valid)
-    return {"rules": rules, "valid": False, "winning": True, "points": 0, "breakdown": [],
-            "payments": {}, "question": "win_tile",
-            "error": f"which tile completed the hand? The score depends on it ({listing})",
-            "win_candidates": [c.to_dict() for c in valid]}
+    return _question(rules, "win_tile", f"which tile completed the hand? The score depends on it "
+                                        f"({_by_points(valid)})",
+                     win_candidates=[c.to_dict() for c in valid])
 

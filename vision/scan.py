@@ -16,8 +16,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
-from mahjong_lens.rules.registry import rule_set
+from mahjong_lens.rules.registry import rule_set, score
 from mahjong_lens.rules.tiles import WINDS, format_tiles, plain, tile_name
+from mahjong_lens.rules.win_tile import (CANDIDATE_KEYS, ask_kong_in_row, ask_missing_tile, ask_win_tile,
+                                          ask_win_way)
 
 from .detections import Recognizer, TileDetection
 from .image_input import ScanError, _on_white
@@ -116,8 +118,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     scan["problems"] = problems
     if len(entries) == 1:
         only = entries[0]
-        for key in ("hand", "result", "error", "reading", "question", "win_candidates", "kong_candidates",
-                    "way_candidates"):
+        for key in ("hand", "result", "error", "reading", "question", *CANDIDATE_KEYS):
             if key in only:
                 scan[key] = only[key]
         scan["seat"] = only["seat"]
@@ -206,8 +207,6 @@ def _reading(hand: HandLayout) -> dict[str, Any]:
 def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | None,
                 needs_win: bool) -> dict[str, Any]:
     """A hand entry: the hand dict and its result, or an error saying what is missing."""
-    from mahjong_lens.rules.registry import score
-    from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile, ask_win_way
     entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
     if hand.errors:
         entry["error"] = hand.errors[0]
@@ -235,16 +234,12 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
             # four alike in the row: a kong not set apart? each reading scored, one tap away
             answer = ask_kong_in_row(dict(hand_dict, win_tile=hand.win_tile), rules, options)
             if answer is not None:
-                entry.update(error=answer["error"], question=answer["question"],
-                             kong_candidates=answer["kong_candidates"])
-                return entry
+                return _asked(entry, answer)
         if count == rest_count and needs_win and hand.win_index is None:
             # the winning tile out of view: what the hand waits on, each scored, one tap away
             answer = ask_missing_tile(hand_dict, rules, options)
             if answer is not None:
-                entry.update(error=answer["error"], question=answer["question"],
-                             win_candidates=answer["win_candidates"])
-                return entry
+                return _asked(entry, answer)
         if count < expected:
             entry["error"] = (f"{count} tiles were found where {expected} are needed for {why}: a tile may be "
                               "hidden, cut off at the edge of the photo or not recognised")
@@ -279,8 +274,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
             answer = ask_win_way(hand_dict, rules, options)
             if answer.get("question"):
                 del entry["hand"], entry["result"]
-                entry.update(error=answer["error"], question=answer["question"],
-                             way_candidates=answer["way_candidates"])
+                _asked(entry, answer)
             else:
                 if answer.get("note"):
                     entry["problems"].append(answer.pop("note"))
@@ -289,16 +283,19 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
     # a complete hand with no tile set apart: the score may not depend on which tile won
     answer = ask_win_tile(hand_dict, rules, options)
     taken = answer.pop("win_tile_taken", None)
-    if answer.get("question") == "win_tile":
-        entry["error"] = answer["error"]
-        entry["question"] = "win_tile"
-        entry["win_candidates"] = answer["win_candidates"]
-        return entry
+    if answer.get("question"):
+        return _asked(entry, answer)
     entry["hand"] = dict(hand_dict, win_tile=taken)
     note = answer.pop("note", None)
     entry["result"] = answer
     entry["problems"].append(note or "no tile was set apart as the winning tile, and the hand does not "
                                      "score with any of them")
+    return entry
+
+
+def _asked(entry: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """The hand entry of a question (rules.win_tile): its sentence, kind and candidates."""
+    entry.update({key: answer[key] for key in ("error", "question", *CANDIDATE_KEYS) if key in answer})
     return entry
 
 

@@ -59,7 +59,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     _register_errors(app)
-    app.context_processor(lambda: {"tile_vocabulary": tile_vocabulary()})
+    vocabulary = tile_vocabulary()  # the same for every page: built once
+    app.context_processor(lambda: {"tile_vocabulary": vocabulary})
     app.before_request(_check_host_and_origin)
     app.before_request(_limit_body)
     app.after_request(_security_headers)

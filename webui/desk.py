@@ -12,7 +12,7 @@ from typing import Any
 
 from mahjong_lens.rules.tiles import WIND_NAMES, WINDS
 from mahjong_lens.rules.tournament import (HANDS_PER_ROUND, MAX_ROUNDS, Schedule, Slip, TournamentError,
-                              running_totals, slip_payments, slip_transfers)
+                              running_totals, slip_payments, slip_transfers, standings)
 
 from .tournament_store import StoredSlip, TournamentStore
 
@@ -66,6 +66,7 @@ class TournamentDesk:
         """Everything the tournament's page shows: schedule, slips with payments, standings."""
         schedule = self.store.schedule(tournament)
         stored = self.store.slips(tournament)
+        slips = [s.slip for s in stored]
         return {"id": tournament, "name": self.store.name(tournament),
                 "players": list(schedule.players), "seed": schedule.seed,
                 "rounds": _rounds(schedule), "repeats": schedule.repeats(),
@@ -73,8 +74,8 @@ class TournamentDesk:
                     {"round": r, "table": t, "wind": w, "wind_name": WIND_NAMES[w]}
                     for r, t, w in schedule.for_player(player)]} for player in schedule.players],
                 "slips": _slip_rows(schedule, stored),
-                "standings": [vars(row) for row in self.store.standings(tournament)],
-                "next": next_hand(schedule, [s.slip for s in stored])}
+                "standings": [vars(row) for row in standings(schedule, slips)],
+                "next": next_hand(schedule, slips)}
 
     # ------------------------------------------------------------------------ slips
 
@@ -107,15 +108,14 @@ class TournamentDesk:
                 dead = wind in _listed(where, "dead")
             rows.append({"wind": wind, "wind_name": WIND_NAMES[wind], "player": player,
                          "points": points, "mahjong": mahjong, "dead": dead})
+        slip_rows = _slip_rows(schedule, stored)
         form = {"round": r, "table": t, "hand": h, "seats": rows,
                 "remise": bool(slip.remise) if slip is not None else _flag(where.get("remise")),
                 "rounds": len(schedule.rounds), "tables": schedule.table_count,
                 "hands": HANDS_PER_ROUND, "correcting": correcting,
-                "entered": None, "earlier": [
-                    row for row in _slip_rows(schedule, stored)
-                    if (row["round"], row["table"], row["hand"]) == (r, t, h) and row["id"] != correcting]}
-        if entered is not None:
-            form["entered"] = next((row for row in _slip_rows(schedule, stored) if row["id"] == entered), None)
+                "entered": next((row for row in slip_rows if row["id"] == entered), None),
+                "earlier": [row for row in slip_rows
+                            if (row["round"], row["table"], row["hand"]) == (r, t, h) and row["id"] != correcting]}
         return form
 
     def _where(self, schedule: Schedule, stored: list[StoredSlip], where: Mapping[str, Any],

@@ -90,8 +90,6 @@ def tournaments():
 def new_tournament():
     try:
         tournament = _desk().create(request.form)
-    except UnknownTournament:
-        raise
     except TournamentError as error:  # the form again, as typed, with the reason
         return _page("tournaments.html", active="tournament", tournaments=_desk().tournaments(),
                      typed=request.form, error=str(error)), 400
