@@ -8,8 +8,9 @@ from typing import Any
 
 from mahjong_lens.rules.decompose import hand_waits
 from mahjong_lens.rules.hand import Hand, HandError, validate_hand
-from mahjong_lens.rules.registry import RULE_SETS, OptionError, parse_option_pairs, score
+from mahjong_lens.rules.registry import RULE_SETS, OptionError, make_settings, parse_option_pairs, score
 from mahjong_lens.rules.tiles import NotationError, format_tiles, parse_tiles, tile_unicode
+from mahjong_lens.rules.win_tile import score_or_ask
 
 
 def _fail(message: str) -> int:
@@ -44,11 +45,15 @@ def configure_score(parser: argparse.ArgumentParser) -> None:
 def run_score(args: argparse.Namespace) -> int:
     try:
         data = read_json(args.hand)
-        result = score(data, args.rules, parse_option_pairs(args.option))
+        options = parse_option_pairs(args.option)
+        make_settings(args.rules, options)  # a bad setting is one line, before any scoring
+        # as the page's /api/score: a won hand without its winning tile is asked about
+        result = score_or_ask(data, args.rules, options) if isinstance(data, dict) else \
+            score(data, args.rules, options).to_dict()
     except (ValueError, OptionError) as error:
         return _fail(str(error))
-    print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-    return 0 if result.valid else 2
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 0 if result["valid"] else 2
 
 
 def configure_settle(parser: argparse.ArgumentParser) -> None:

@@ -74,3 +74,16 @@ def test_how_a_hand_was_won_is_asked_where_the_rules_need_it_and_it_changes_the_
     no_win = ask_win_way({**hand, "concealed": "123m456p789s55z111z"}, "rode-draak")
     assert not no_win["valid"] and "false Mahjong" in no_win["error"] and "self-drawn it scores" in no_win["note"]
 
+
+
+def test_the_score_command_asks_as_the_page_does(tmp_path, capsys):
+    import json
+
+    from mahjong_lens.cli import main
+    hand = tmp_path / "hand.json"
+    hand.write_text(json.dumps({"concealed": "123m456p789s555z1z", "self_drawn": True}))
+    assert main(["score", str(hand)]) == 2  # no score yet: a question
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["question"] == "missing_win_tile" and answer["win_candidates"][0]["tile"] == "1z"
+    assert main(["score", str(hand), "--option", "limit=-5"]) == 2
+    assert "runs from 20" in capsys.readouterr().err
