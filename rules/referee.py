@@ -1,6 +1,7 @@
 """The referee's check: a claimed score against the computed one, line by line.
 
-A claim is the points, optionally the breakdown lines ("Name: value" or {"name", "value"})
+A claim is the points, optionally the breakdown lines ("Name: value", {"name", "value"} or
+{"id", "value"})
 and each seat's payment; the differences are sentences a referee reads out.
 """
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .result import line_id
 from .tiles import WINDS
 
 
@@ -16,7 +18,7 @@ class ClaimError(ValueError):
 
 
 def claimed_lines_from(value: Any) -> list[dict[str, str]] | None:
-    """Claimed breakdown lines: [{"name", "value"}] or text "Name: value" per line."""
+    """Claimed breakdown lines: [{"id" or "name", "value"}] or text "Name: value" per line."""
     if value in (None, "", []):
         return None
     if isinstance(value, str):
@@ -25,8 +27,12 @@ def claimed_lines_from(value: Any) -> list[dict[str, str]] | None:
         raise ClaimError("claimed_breakdown must be a list of lines")
     lines = []
     for item in value:
-        if isinstance(item, Mapping) and "name" in item:
-            lines.append({"name": str(item["name"]).strip(), "value": str(item.get("value", "")).strip()})
+        if isinstance(item, Mapping) and ("name" in item or "id" in item):
+            line = {"name": str(item.get("name") or item.get("id")).strip(),
+                    "value": str(item.get("value", "")).strip()}
+            if item.get("id"):
+                line["id"] = str(item["id"]).strip()
+            lines.append(line)
         elif isinstance(item, str):
             name, _, line_value = item.rpartition(":") if ":" in item else (item, "", "")
             lines.append({"name": name.strip(), "value": line_value.strip()})
@@ -39,8 +45,23 @@ def _normal(text: str) -> str:
     return " ".join(str(text).lower().split())
 
 
+def _claimed_id(line: Mapping[str, str], computed: list[dict[str, str]]) -> str:
+    """The id of the computed line a claimed line means: its own id (the API), else the line
+    whose name or id it gives (a referee types "Pung of dragons" or "doubling:pung-of-dragons");
+    a line that names nothing computed keeps its words, and is then "claimed, but it does not apply"."""
+    if line.get("id"):
+        return line["id"]
+    words = _normal(line["name"])
+    as_id = line_id(*words.split(":"))
+    for other in computed:
+        if words == _normal(other["name"]) or other["id"] == as_id:
+            return other["id"]
+    return "claimed:" + words
+
+
 def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str]:
-    """The lines where the claim and the computed result differ (empty: they agree)."""
+    """The lines where the claim and the computed result differ (empty: they agree).
+    Lines are matched on their ids (rules.result.Line.id), never on the sentence shown."""
     differences = []
     if not computed.get("valid"):
         if claimed["points"] != 0 or claimed.get("breakdown"):
@@ -48,16 +69,24 @@ def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str
     elif claimed["points"] != computed.get("points"):
         differences.append(f"Points: claimed {claimed['points']}, computed {computed.get('points')}")
     if "breakdown" in claimed and computed.get("valid"):
-        computed_lines = {_normal(line["name"]): line for line in computed.get("breakdown", [])}
-        claimed_lines = {_normal(line["name"]): line for line in claimed["breakdown"]}
-        for key, line in claimed_lines.items():
-            other = computed_lines.get(key)
-            if other is None:
-                differences.append(f"{line['name']} ({line['value']}): claimed, but it does not apply")
-            elif line["value"] and _normal(line["value"]) != _normal(other["value"]):
-                differences.append(f"{other['name']}: claimed {line['value']}, computed {other['value']}")
-        for key, line in computed_lines.items():
-            if key not in claimed_lines:
+        computed_lines = computed.get("breakdown", [])
+        by_id: dict[str, list[dict[str, str]]] = {}
+        for line in computed_lines:
+            by_id.setdefault(line["id"], []).append(line)
+        claimed_ids: dict[str, list[Mapping[str, str]]] = {}
+        for line in claimed["breakdown"]:
+            claimed_ids.setdefault(_claimed_id(line, computed_lines), []).append(line)
+        for key, lines in claimed_ids.items():
+            others = by_id.get(key, [])
+            for number, line in enumerate(lines):
+                shown = line["name"] if not others else others[0]["name"]
+                if number >= len(others):
+                    times = f" {len(lines)} times, it applies {len(others)} time(s)" if others else ""
+                    differences.append(f"{shown} ({line['value']}): claimed{times or ', but it does not apply'}")
+                elif line["value"] and _normal(line["value"]) != _normal(others[number]["value"]):
+                    differences.append(f"{shown}: claimed {line['value']}, computed {others[number]['value']}")
+        for key, lines in by_id.items():
+            for line in lines[len(claimed_ids.get(key, [])):]:
                 differences.append(f"{line['name']} ({line['value']}): not claimed, but it applies")
     if "payments" in claimed and computed.get("valid"):
         for seat in WINDS:

@@ -1,19 +1,30 @@
 """The result format of ../shared/spec/hand-format.md, shared by every rule set."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 
+def line_id(*parts: str) -> str:
+    """A breakdown line's id from its parts: ``line_id("doubling", "Pung of dragons")`` is
+    ``doubling:pung-of-dragons``. Ids are made from the rule set's own names (the English
+    row name, a WSOM pattern number, the riichi library's yaku name), not from the sentence
+    shown, so rewording a line's text for players leaves its id alone."""
+    return ":".join(re.sub(r"[^a-z0-9.]+", "-", part.lower()).strip("-") for part in parts if part)
+
+
 @dataclass(frozen=True)
 class Line:
-    """One line of a breakdown, in rulebook words: ``Pung of dragons`` / ``x2``."""
+    """One line of a breakdown, in rulebook words: ``Pung of dragons`` / ``x2``, and its
+    stable id (``doubling:pung-of-dragons``): what a referee's claim is matched on."""
 
     name: str
     value: str
+    id: str
 
     def to_dict(self) -> dict[str, str]:
-        return {"name": self.name, "value": self.value}
+        return {"id": self.id, "name": self.name, "value": self.value}
 
 
 @dataclass

@@ -32,7 +32,7 @@ from mahjong.meld import Meld as LibraryMeld
 
 from .decompose import arrangements, hand_waits
 from .hand import Hand, HandError, SetType, validate_hand
-from .result import Line, Result, counted, invalid
+from .result import Line, Result, counted, invalid, line_id
 from .tiles import (
     WINDS, dora_from_indicator, is_red, is_simple, kind, plain, tile_name, wind_tile,
 )
@@ -441,24 +441,24 @@ def _result(hand: Hand, settings: Settings, response: HandResponse) -> Result:
     fu_details = [{"reason": d["reason"], "name": _fu_words(d["reason"], d["fu"]), "fu": d["fu"]}
                   for d in response.fu_details or []]
 
-    breakdown = [Line(YAKU_WORDS.get(name, name), _han_words(value, y.is_yakuman))
+    breakdown = [Line(YAKU_WORDS.get(name, name), _han_words(value, y.is_yakuman), line_id("yaku", name))
                  for (name, value), y in zip(yaku, response.yaku) if name not in DORA_YAKU]
-    breakdown += [Line(YAKU_WORDS[name], f"{value} han") for name, value in yaku
+    breakdown += [Line(YAKU_WORDS[name], f"{value} han", line_id("yaku", name)) for name, value in yaku
                   if name in DORA_YAKU]
     if fu_details:
-        breakdown += [Line(d["name"], f"{d['fu']} fu") for d in fu_details]
+        breakdown += [Line(d["name"], f"{d['fu']} fu", line_id("fu", d["reason"])) for d in fu_details]
         raw = sum(d["fu"] for d in fu_details)
-        breakdown.append(Line("Fu", f"{raw} rounded up to {fu}" if raw != fu else f"{fu}"))
+        breakdown.append(Line("Fu", f"{raw} rounded up to {fu}" if raw != fu else f"{fu}", "fu"))
     if limit:
-        breakdown.append(Line("Limit", _limit_words(limit, han, fu, yakuman)))
+        breakdown.append(Line("Limit", _limit_words(limit, han, fu, yakuman), "limit"))
     points = cost["main"] + 2 * cost["additional"]  # without honba and sticks
-    breakdown.append(Line("Points", f"{points}"))
+    breakdown.append(Line("Points", f"{points}", "points"))
     if settings.honba:
         honba_points = cost["main_bonus"] + 2 * cost["additional_bonus"]
-        breakdown.append(Line(f"Honba ({settings.honba})", f"+{honba_points}"))
+        breakdown.append(Line(f"Honba ({settings.honba})", f"+{honba_points}", "honba"))
     if settings.riichi_sticks:
         breakdown.append(Line(f"Riichi sticks ({settings.riichi_sticks})",
-                              f"+{cost['kyoutaku_bonus']}"))
+                              f"+{cost['kyoutaku_bonus']}", "riichi-sticks"))
 
     notes = []
     if hand.ura_dora_indicators and not (hand.situation.riichi or hand.situation.double_riichi):

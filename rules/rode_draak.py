@@ -19,7 +19,7 @@ from typing import Any
 
 from .decompose import arrangements, hand_waits, is_thirteen_orphans
 from .hand import Hand, HandError, SetType, expected_tile_count, hand_from_dict, validate_hand
-from .result import Line, Result, counted, invalid
+from .result import Line, Result, counted, invalid, line_id
 from .tiles import (DRAGON_KINDS, GREEN_KINDS, HONOUR_KINDS, SIMPLE_KINDS, SUIT_KINDS, TERMINAL_AND_HONOUR_KINDS,
                     TERMINAL_KINDS, WIND_KINDS, WIND_NAMES, WINDS, kind, kind_tile, tile_name, to_counts)
 
@@ -441,29 +441,33 @@ def _breakdown(outcome: _Outcome, hand: Hand, settings: Settings) -> list[Line]:
     if outcome.limit is not None:
         if outcome.waiting_limit:
             lines.append(Line(f"Waiting for a limit hand: {outcome.limit.english}",
-                              f"{outcome.points} points (half the limit)"))
+                              f"{outcome.points} points (half the limit)",
+                              line_id("waiting-limit", outcome.limit.english)))
         else:
             lines.append(Line(f"Limit hand: {outcome.limit.english}",
-                              f"{outcome.points} points (the limit)"))
+                              f"{outcome.points} points (the limit)", line_id("limit", outcome.limit.english)))
         return lines
     reading = outcome.reading
     if reading.winner:
-        lines.append(Line("Mahjong", f"{settings.mahjong_points} points"))
+        lines.append(Line("Mahjong", f"{settings.mahjong_points} points", "mahjong"))
         if settings.winning_tile_points:
             lines.append(Line("Winning tile (Winnende steen)",
-                              f"{settings.winning_tile_points} points"))
+                              f"{settings.winning_tile_points} points", "winning-tile"))
     for set_type, k, is_concealed in reading.sets:
         row = _SET_ROW[(set_type, _EDEL[k])]
         points = row.op_stok if is_concealed else row.op_tafel
         if points:
             where = "op stok" if is_concealed else "op tafel"
-            lines.append(Line(f"{row.english} ({where}): {_TILE_NAMES[k]}",
-                              f"{points} points"))
+            lines.append(Line(f"{row.english} ({where}): {_TILE_NAMES[k]}", f"{points} points",
+                              line_id("set", row.english, "concealed" if is_concealed else "exposed",
+                                      kind_tile(k))))
     for k in reading.pairs:
         for row in reading.facts.pair_points.get(k, ()):
-            lines.append(Line(f"{row.english}: {_TILE_NAMES[k]}", f"{row.points} points"))
+            lines.append(Line(f"{row.english}: {_TILE_NAMES[k]}", f"{row.points} points",
+                              line_id("pair", row.english, kind_tile(k))))
     for row, times in outcome.matched:
-        lines.extend(Line(row.english, f"x{2 ** row.doublings}") for _ in range(times))
+        lines.extend(Line(row.english, f"x{2 ** row.doublings}", line_id("doubling", row.english))
+                     for _ in range(times))
     total = outcome.base << outcome.doublings
     if outcome.doublings:
         text = f"{outcome.base} points x {2 ** outcome.doublings} = {total}"
@@ -471,7 +475,7 @@ def _breakdown(outcome: _Outcome, hand: Hand, settings: Settings) -> list[Line]:
         text = f"{outcome.base} points"
     if total > settings.hand_cap:
         text += f", capped at {settings.hand_cap}"
-    lines.append(Line("Score", text))
+    lines.append(Line("Score", text, "score"))
     return lines
 
 
@@ -482,7 +486,7 @@ def _result(outcome: _Outcome, hand: Hand, settings: Settings, alternatives: lis
         if passed_over:  # tell the table why the limit was not given
             row = passed_over[0]
             lines.append(Line(f"Also a limit hand ({row.english}); the regular count is higher",
-                              f"{limit_points(row, settings)} points"))
+                              f"{limit_points(row, settings)} points", line_id("also-limit", row.english)))
     result = Result(RULES, True, winning=hand.winning, points=outcome.points, breakdown=lines,
                     extra={"base_points": outcome.base, "doublings": outcome.doublings,
                            "limit": outcome.limit.english if outcome.limit else None,
@@ -573,7 +577,8 @@ def _dead(hand: Hand, count: int, expected: int) -> Result:
     why = (f"{count} tiles where a hand that did not win with {hand.kong_count} kong(s) has "
            f"{expected}: a dead hand scores nothing, but it pays")
     return Result(RULES, True, winning=False, points=0,
-                  breakdown=[Line("Dead hand (dode hand)", "0 points"), Line("Why", why)],
+                  breakdown=[Line("Dead hand (dode hand)", "0 points", "dead-hand"),
+                                             Line("Why", why, "dead-hand:why")],
                   extra={"base_points": 0, "doublings": 0, "limit": None, "dead": True})
 
 

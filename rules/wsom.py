@@ -15,7 +15,7 @@ from typing import Literal
 
 from .decompose import Arrangement, Group, arrangements
 from .hand import Hand, HandError, SetType, Situation, validate_hand
-from .result import Line, Result, counted, invalid
+from .result import Line, Result, counted, invalid, line_id
 from .tiles import (WINDS, WIND_TILES, format_tiles, is_dragon_kind, is_honour_kind, is_terminal_kind,
                     is_terminal_or_honour_kind, is_wind_kind, kind, kind_number, kind_suit, kind_tile, plain,
                     tile_name)
@@ -417,10 +417,10 @@ def _lines(counted: tuple[Counted, ...]) -> list[Line]:
     for c in counted:
         label = f"{c.pattern.number} {c.pattern.name}"
         if c.pattern.per_set:
-            lines.extend(Line(f"{label}: {tile_name(kind_tile(k))}", f"{c.pattern.points} points")
-                         for k in c.sets)
+            lines.extend(Line(f"{label}: {tile_name(kind_tile(k))}", f"{c.pattern.points} points",
+                              line_id("pattern", c.pattern.number, kind_tile(k))) for k in c.sets)
         else:
-            lines.append(Line(label, f"{c.points} points"))
+            lines.append(Line(label, f"{c.points} points", line_id("pattern", c.pattern.number)))
     return lines
 
 
@@ -466,15 +466,15 @@ def score(hand: Hand, settings: Settings | None = None) -> Result:
         return invalid(RULES, "a win on a discard needs the discarder: give the seat wind "
                               "(E, S, W or N) of the player who discarded the winning tile")
     if chicken:
-        value, breakdown = 1, [Line("Chicken Hand", "1 point")]
+        value, breakdown = 1, [Line("Chicken Hand", "1 point", "chicken-hand")]
     else:
         value, breakdown = best.value, _lines(best.counted)
     if best.limit == "capped":
-        breakdown.append(Line("Limit", f"{best.total} points capped at {settings.limit}"))
+        breakdown.append(Line("Limit", f"{best.total} points capped at {settings.limit}", "limit"))
     elif best.limit == "single":
         top = best.counted[0].pattern
         breakdown.append(Line("Limit", f"{top.number} {top.name} scores alone: a single "
-                                       f"pattern above the {settings.limit} limit"))
+                                       f"pattern above the {settings.limit} limit", "limit"))
     return Result(
         rules=RULES, valid=True, winning=True, points=value, breakdown=breakdown,
         payments=payments(value, hand.seat_wind, None if hand.self_drawn else hand.discarder,

@@ -580,8 +580,8 @@ def test_result_dict_carries_the_contract_fields():
     for key in ("rules", "valid", "winning", "points", "breakdown", "payments", "han", "fu",
                 "limit", "yaku", "fu_details", "dora", "honba", "riichi_sticks"):
         assert key in out
-    assert {"name": "Riichi", "value": "1 han"} in out["breakdown"]
-    assert out["breakdown"][-1] == {"name": "Points", "value": "2700"}
+    assert {"id": "yaku:riichi", "name": "Riichi", "value": "1 han"} in out["breakdown"]
+    assert out["breakdown"][-1] == {"id": "points", "name": "Points", "value": "2700"}
 
 
 # -- differential: our bridge vs the library called directly ---------------------------------

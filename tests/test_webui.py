@@ -184,7 +184,7 @@ def test_score_a_rode_draak_hand(client):
     result = response.get_json()
     assert (result["valid"], result["winning"], result["points"]) == (True, True, 512)
     assert result["payments"] == {"E": 3072, "S": -1024, "W": -1024, "N": -1024}
-    assert {"name": "Pung of dragons", "value": "x2"} in result["breakdown"]
+    assert {"id": "doubling:pung-of-dragons", "name": "Pung of dragons", "value": "x2"} in result["breakdown"]
 
 
 def test_score_a_riichi_hand_and_a_bare_hand_body(client):
