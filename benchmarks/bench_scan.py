@@ -101,8 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         t2 = time.perf_counter()
         scan = scan_detections(detections, image.shape[1], image.shape[0], {}, args.rules, name=name)
         t3 = time.perf_counter()
-        outcome = (f"{scan['result']['points']} points" if scan.get("result", {}).get("valid")
-                   else (scan.get("error") or scan.get("result", {}).get("error") or "")[:48])
+        winner = scan.winner
+        result = (winner.result if winner else None) or {}
+        outcome = (f"{result['points']} points" if scan.scored
+                   else (scan.error or (winner.error if winner else None) or result.get("error") or "")[:48])
         times = [(t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000, (t3 - t0) * 1000]
         size = f"{image.shape[1]}x{image.shape[0]}"
         detect_text = f"{times[1]:6.1f}ms" if recogniser is not None else "  (truth)"

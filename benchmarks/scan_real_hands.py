@@ -56,12 +56,15 @@ def _outcome(detections, image, rules: str) -> str:
     """How a scan of the photo ends: 'score', 'question: which tile won', or 'refused: ...'."""
     from mahjong_lens.vision.scan import scan_detections
     scan = scan_detections(detections, image.shape[1], image.shape[0], {"self_drawn": True}, rules)
-    entry = max(scan.get("hands") or [scan], key=lambda e: len(e.get("tiles", [])))
-    if entry.get("question"):
-        return f"question: which tile won ({entry['question']})"
-    if entry.get("result", {}).get("valid") and not entry.get("error"):
-        return "score"
-    reason = entry.get("error") or (entry.get("result") or {}).get("error") or scan.get("error") or "?"
+    if not scan.hands:
+        reason = scan.error or "?"
+    else:
+        entry = max(scan.hands, key=lambda e: len(e.tiles))
+        if entry.question:
+            return f"question: which tile won ({entry.question})"
+        if (entry.result or {}).get("valid") and not entry.error:
+            return "score"
+        reason = entry.error or (entry.result or {}).get("error") or scan.error or "?"
     if _SAY_REFUSALS:
         print(f"    refused: {reason[:150]}", file=sys.stderr)
     return "refused: " + reason.split(":")[0][:70]

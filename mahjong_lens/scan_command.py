@@ -16,6 +16,8 @@ from mahjong_lens.vision.drawing import annotate
 from mahjong_lens.vision.image_input import ScanError, read_image
 from mahjong_lens.vision.layout import DOUBTFUL_FACE
 from mahjong_lens.vision.scan import scan_image
+from mahjong_lens.vision.scan_result import ScanResult
+
 
 class DetectionsRecognizer:
     """A recogniser that returns detections read from JSON (tests, debugging the layout)."""
@@ -117,18 +119,16 @@ def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return context
 
 
-def summary(scan: dict) -> str:
+def summary(scan: ScanResult) -> str:
     """A readable account of a scan: tiles in Unicode and notation, the hand, the score."""
-    lines = [f"{scan['image']} ({scan['width']} x {scan['height']}): {len(scan['tiles'])} tile(s) seen"]
-    entries = scan.get("hands") or [dict(scan, tiles=scan.get("hand_tiles", []))]
-    for number, entry in enumerate(entries):
-        seat = entry.get("seat")
-        prefix = f"  hand {number + 1}" + (f" (seat {seat})" if seat else "") if len(entries) > 1 else "  hand"
-        reading = entry.get("reading") or {}
-        tiles = [scan["tiles"][i]["tile"] for i in entry.get("tiles", [])]
+    lines = [f"{scan.image} ({scan.width} x {scan.height}): {len(scan.tiles)} tile(s) seen"]
+    several = len(scan.hands) > 1
+    for number, entry in enumerate(scan.hands):
+        prefix = f"  hand {number + 1}" + (f" (seat {entry.seat})" if entry.seat else "") if several else "  hand"
+        tiles = [scan.tiles[i].tile for i in entry.tiles]
         if tiles:
             lines.append(f"{prefix}: {' '.join(tile_unicode(t) for t in tiles)}")
-        hand = entry.get("hand")
+        hand = entry.hand
         if hand:
             melds = ", ".join(f"{m['type']} {m['tiles']}{'' if m['open'] else ' (concealed)'}" for m in hand["melds"])
             text = f"    concealed {hand['concealed']}"
@@ -137,42 +137,43 @@ def summary(scan: dict) -> str:
             if melds:
                 text += f"; melds: {melds}"
             lines.append(text)
-        elif reading.get("concealed"):
-            lines.append(f"    read: {' '.join(reading['concealed'])}")
-        result = entry.get("result")
+        elif entry.reading.get("concealed"):
+            lines.append(f"    read: {' '.join(entry.reading['concealed'])}")
+        result = entry.result
         if result:
             if result.get("valid"):
-                lines.append(f"    score: {result['points']} points ({scan.get('rules', '')})")
+                lines.append(f"    score: {result['points']} points ({scan.rules})")
                 for line in result.get("breakdown", []):
                     lines.append(f"      {line['name']}: {line['value']}")
             else:
                 lines.append(f"    not scored: {result.get('error')}")
-        if entry.get("question") == "win_way":
-            drawn, discard = entry["way_candidates"]
+        if entry.question == "win_way":
+            drawn, discard = entry.candidates["way_candidates"]
             lines.append(f"    self-drawn or a discard? self-drawn {drawn['points']}, on a discard "
                          f"{discard['points']} points; give --self-drawn or --discarder")
-        elif entry.get("question") == "kong_in_row":
+        elif entry.question == "kong_in_row":
             lines.append("    four alike in the row: a kong? " + ", ".join(
-                f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}" for c in entry["kong_candidates"])
-                + " points; set the kong a little apart, or say it on the page")
-        elif entry.get("question"):  # which tile won: one in the hand, or one out of the photo
+                f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}"
+                for c in entry.candidates["kong_candidates"]) + " points; set the kong a little apart, or say it "
+                "on the page")
+        elif entry.question:  # which tile won: one in the hand, or one out of the photo
             lines.append("    which tile completed the hand? " + ", ".join(
-                f"{c['tile']} {c['points']}" for c in entry["win_candidates"]) + " points; give it with --win-tile")
-        elif entry.get("error"):
-            lines.append(f"    problem: {entry['error']}")
-        for problem in entry.get("problems", []):
-            if problem != entry.get("error"):
+                f"{c['tile']} {c['points']}" for c in entry.candidates["win_candidates"])
+                + " points; give it with --win-tile")
+        elif entry.error:
+            lines.append(f"    problem: {entry.error}")
+        for problem in entry.problems:
+            if problem != entry.error:
                 lines.append(f"    note: {problem}")
-    if scan.get("dora_indicators"):
-        lines.append(f"  dora indicators: {' '.join(scan['dora_indicators'])}")
-    if scan.get("table"):
-        table = scan["table"]
-        if "error" in table:
-            lines.append(f"  table: {table['error']}")
+    if scan.dora_indicators:
+        lines.append(f"  dora indicators: {' '.join(scan.dora_indicators)}")
+    if scan.table:
+        if "error" in scan.table:
+            lines.append(f"  table: {scan.table['error']}")
         else:
-            lines.append("  table: " + ", ".join(f"{s} {v:+d}" for s, v in table.get("payments", {}).items()))
-    if not scan.get("hands") and scan.get("error") and not entries[0].get("error"):
-        lines.append(f"  problem: {scan['error']}")
+            lines.append("  table: " + ", ".join(f"{s} {v:+d}" for s, v in scan.table.get("payments", {}).items()))
+    if scan.error:
+        lines.append(f"  problem: {scan.error}")
     return "\n".join(lines)
 
 
@@ -222,9 +223,9 @@ def run_scan(args: argparse.Namespace) -> int:
             message = f"the photo could not be read: {type(error).__name__}: {error}"
             print(json.dumps({"image": path, "error": message}) if args.json else f"{path}: {message}")
             continue
-        if "error" in scan or not scan.get("result", {}).get("valid", False):
+        if not scan.scored:
             status = 1
-        print(json.dumps(scan, ensure_ascii=False) if args.json else summary(scan))
+        print(json.dumps(scan.to_dict(), ensure_ascii=False) if args.json else summary(scan))
         if args.annotate:
             import cv2
             target = (annotate_dir / f"{Path(path).stem}.annotated.png") if annotate_dir else Path(args.annotate)

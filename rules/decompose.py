@@ -48,7 +48,7 @@ class Group:
 
 @dataclass(frozen=True)
 class Arrangement:
-    """One reading of a complete hand."""
+    """One arrangement of a complete hand: its sets and pair (or pairs)."""
 
     shape: str                 # "regular", "seven_pairs" or "thirteen_orphans"
     groups: tuple[Group, ...]  # regular: sets then the pair; seven pairs: the pairs
@@ -71,37 +71,37 @@ class Arrangement:
 # -- regular shapes on counts ---------------------------------------------------------------
 
 @lru_cache(maxsize=65536)
-def _suit_readings(counts: tuple[int, ...], honours: bool) -> tuple[tuple[tuple[_Set, ...], int | None], ...]:
-    """All readings of one suit's counts as sets plus at most one pair.
+def _suit_arrangements(counts: tuple[int, ...], honours: bool) -> tuple[tuple[tuple[_Set, ...], int | None], ...]:
+    """All arrangements of one suit's counts as sets plus at most one pair.
 
     Returns tuples (sets, pair_offset or None); offsets are within the suit.
     """
     first = next((i for i, c in enumerate(counts) if c), None)
     if first is None:
         return (((), None),)
-    readings: list[tuple[tuple[_Set, ...], int | None]] = []
+    ways: list[tuple[tuple[_Set, ...], int | None]] = []
     c = list(counts)
     if c[first] >= 3:
         c[first] -= 3
-        for sets, pair in _suit_readings(tuple(c), honours):
-            readings.append((((SetType.PUNG, first), *sets), pair))
+        for sets, pair in _suit_arrangements(tuple(c), honours):
+            ways.append((((SetType.PUNG, first), *sets), pair))
         c[first] += 3
     if not honours and first <= 6 and c[first + 1] and c[first + 2]:
         c[first] -= 1; c[first + 1] -= 1; c[first + 2] -= 1
-        for sets, pair in _suit_readings(tuple(c), honours):
-            readings.append((((SetType.CHOW, first), *sets), pair))
+        for sets, pair in _suit_arrangements(tuple(c), honours):
+            ways.append((((SetType.CHOW, first), *sets), pair))
         c[first] += 1; c[first + 1] += 1; c[first + 2] += 1
     if c[first] >= 2:
         c[first] -= 2
-        for sets, pair in _suit_readings(tuple(c), honours):
+        for sets, pair in _suit_arrangements(tuple(c), honours):
             if pair is None:
-                readings.append((sets, first))
+                ways.append((sets, first))
         c[first] += 2
-    return tuple(readings)
+    return tuple(ways)
 
 
-def regular_readings(counts: Sequence[int]) -> list[tuple[list[_Set], int]]:
-    """Every reading of 34 counts as sets plus exactly one pair.
+def regular_arrangements(counts: Sequence[int]) -> list[tuple[list[_Set], int]]:
+    """Every arrangement of 34 counts as sets plus exactly one pair.
 
     Returns (sets, pair kind) with sets as (type, first kind index).
     """
@@ -109,11 +109,11 @@ def regular_readings(counts: Sequence[int]) -> list[tuple[list[_Set], int]]:
         return []
     per_suit = []
     for base, size, honours in ((0, 9, False), (9, 9, False), (18, 9, False), (27, 7, True)):
-        readings = _suit_readings(tuple(counts[base:base + size]), honours)
-        if not readings:
+        ways = _suit_arrangements(tuple(counts[base:base + size]), honours)
+        if not ways:
             return []
         per_suit.append([(tuple((t, base + i) for t, i in sets),
-                          None if pair is None else base + pair) for sets, pair in readings])
+                          None if pair is None else base + pair) for sets, pair in ways])
     results = []
     for combo in product(*per_suit):
         pairs = [pair for _, pair in combo if pair is not None]
@@ -137,7 +137,7 @@ def is_thirteen_orphans(counts: Sequence[int]) -> bool:
 
 
 def is_regular_complete(counts: Sequence[int]) -> bool:
-    return bool(regular_readings(counts))
+    return bool(regular_arrangements(counts))
 
 
 def is_complete(counts: Sequence[int], seven_pairs: bool = True, thirteen_orphans: bool = True) -> bool:
@@ -197,7 +197,7 @@ def _with_win_group(shape: str, groups: list[Group], hand: Hand) -> list[Arrange
 
 def arrangements(hand: Hand, seven_pairs: bool = True, thirteen_orphans: bool = True,
                  distinct_pairs: bool = True) -> list[Arrangement]:
-    """Every reading of a complete hand: regular ones, then the irregular shapes.
+    """Every arrangement of a complete hand: regular ones, then the irregular shapes.
 
     Empty when the hand is not complete.  Melds are taken as declared.
     """
@@ -205,7 +205,7 @@ def arrangements(hand: Hand, seven_pairs: bool = True, thirteen_orphans: bool = 
     melds = _meld_groups(hand)
     result: list[Arrangement] = []
     if sum(counts) + 3 * len(melds) == 14:
-        for sets, pair in regular_readings(counts):
+        for sets, pair in regular_arrangements(counts):
             groups = melds + [Group(t, k, concealed=True) for t, k in sets] + \
                 [Group(SetType.PAIR, pair, concealed=True)]
             result.extend(_with_win_group("regular", groups, hand))

@@ -12,7 +12,7 @@ from typing import Any
 
 from .tiles import (
     WINDS, NotationError, describe_value, format_tiles, is_bonus, is_red, kind, parse_tile,
-    parse_tiles, plain, tile_name,
+    parse_tiles, plain, sort_key, tile_name,
 )
 
 class SetType(str, Enum):
@@ -130,6 +130,20 @@ class Hand:
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
+    def laid_out(self) -> dict[str, Any]:
+        """The hand in lists, as a page draws it: the concealed tiles in order without the
+        winning tile, each meld's tiles, the winning tile, the indicators (the page reads no
+        notation)."""
+        concealed = sorted(self.concealed, key=sort_key)
+        if self.win_tile is not None and self.win_tile in concealed:
+            concealed.reverse()
+            concealed.remove(self.win_tile)  # the last copy: the one that won
+            concealed.reverse()
+        return {"concealed": concealed,
+                "melds": [{"type": str(m.type), "open": m.open, "tiles": list(m.tiles)} for m in self.melds],
+                "win_tile": self.win_tile, "dora_indicators": list(self.dora_indicators),
+                "ura_dora_indicators": list(self.ura_dora_indicators)}
+
 
 def _tiles_field(value: Any, what: str) -> tuple[str, ...]:
     if isinstance(value, list):
@@ -226,6 +240,15 @@ def hand_from_dict(data: Any) -> Hand:
         ura_dora_indicators=tuple(t for group in ura for t in group),
         situation=situation,
     )
+
+
+def laid_out(data: Any) -> dict[str, Any] | None:
+    """A hand written in the hand format, in lists for a page to draw (Hand.laid_out); None
+    for one that cannot be read (the page then shows what was written)."""
+    try:
+        return hand_from_dict(data).laid_out()
+    except HandError:
+        return None
 
 
 def hand_from_json(text: str) -> Hand:

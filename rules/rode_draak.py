@@ -84,11 +84,11 @@ class PairPoints:
     dutch: str
     english: str
     points: int
-    applies: Callable[[int, int, int], bool]  # (pair kind, seat wind kind, prevailing wind kind)
+    applies: Callable[[int, int, int], bool]  # (pair kind, seat wind kind, prevalent wind kind)
 
 
 PAIR_POINTS = (
-    # A pair of the seat wind that is also the prevailing wind matches both rows: 4.
+    # A pair of the seat wind that is also the prevalent wind matches both rows: 4.
     PairPoints("Twee eigen winden",     "Pair of own wind",        2, lambda k, seat, wind: k == seat),
     PairPoints("Twee heersende winden", "Pair of prevailing wind", 2, lambda k, seat, wind: k == wind),
     PairPoints("Twee gelijke draken",   "Pair of dragons",         2, lambda k, seat, wind: k in DRAGON_KINDS),
@@ -96,13 +96,13 @@ PAIR_POINTS = (
 
 _SET_ROW = {(row.type, row.edelstenen): row for row in SET_POINTS}
 _SET_ROW[(SetType.CHOW, True)] = SET_POINTS[0]  # a chow scores nothing, whatever its tiles
-# Pair rows per kind for every (seat wind kind, prevailing wind kind).
+# Pair rows per kind for every (seat wind kind, prevalent wind kind).
 _PAIR_ROWS = {(seat, wind): {k: tuple(row for row in PAIR_POINTS if row.applies(k, seat, wind))
                              for k in HONOUR_KINDS}
               for seat in WIND_KINDS for wind in WIND_KINDS}
 
 
-# -- what a hand is made of: the facts that do not depend on the reading ---------------------
+# -- what a hand is made of: the facts that do not depend on the arrangement--------------------
 
 class HandFacts:
     """The tile make-up of a hand (all its tiles, melds included), computed once."""
@@ -135,10 +135,10 @@ class HandFacts:
         return self.suits <= 1
 
 
-# -- one reading of a hand as sets and pairs ---------------------------------------------------
+# -- one arrangement of a hand as sets and pairs, counted for the rows ---------------------------------------------------
 
-class Reading:
-    """A hand read as sets (type, kind, concealed) and pairs, with the counts the rows ask."""
+class CountedArrangement:
+    """A hand arranged as sets (type, kind, concealed) and pairs, with the counts the rows ask."""
 
     __slots__ = ("sets", "pairs", "facts", "hand", "winner", "chows", "triplets",
                  "dragon_triplets", "own_wind_triplets", "prevalent_wind_triplets",
@@ -178,7 +178,7 @@ class Doubling:
     english: str
     doublings: int                       # each doubles the total once: 3 is x8
     family: str                          # within a family only the highest applies
-    condition: Callable[[Reading], int]  # how many times it applies (True = once)
+    condition: Callable[[CountedArrangement], int]  # how many times it applies (True = once)
     winner_only: bool = False
 
 
@@ -190,7 +190,7 @@ DOUBLINGS = (
              lambda r: r.dragon_triplets),
     Doubling("Pung (of kong) van eigen winden", "Pung of own wind", 1, "own wind",
              lambda r: r.own_wind_triplets),
-    Doubling("Pung (of kong) van heersende winden", "Pung of prevailing wind", 1, "prevailing wind",
+    Doubling("Pung (of kong) van heersende winden", "Pung of prevailing wind", 1, "prevalent wind",
              lambda r: r.prevalent_wind_triplets),
     Doubling("Drie pungs (en/of kongs) op stok", "Three concealed pungs", 1, "concealed sets",
              lambda r: r.concealed_triplets >= 3),
@@ -239,11 +239,11 @@ def apply_doublings(points: int, doublings: int, cap: int = 4000) -> int:
     return min(points << doublings, cap)
 
 
-def matched_doublings(reading: Reading, settings: Settings) -> list[tuple[Doubling, int]]:
+def matched_doublings(arranged: CountedArrangement, settings: Settings) -> list[tuple[Doubling, int]]:
     """(row, times) that apply, keeping within each family only the highest."""
     best: dict[str, tuple[Doubling, int]] = {}
-    for row in _ROWS[(reading.winner, settings.honours_only_is_one_suit)]:
-        times = int(row.condition(reading))
+    for row in _ROWS[(arranged.winner, settings.honours_only_is_one_suit)]:
+        times = int(row.condition(arranged))
         if times:
             held = best.get(row.family)
             if held is None or row.doublings * times > held[0].doublings * held[1]:
@@ -306,16 +306,16 @@ def _seven_pairs_one_suit(c: Sequence[int], settings: Settings) -> bool:
     return _seven_pairs(c, settings) and _suits_of(c)[0] <= 1
 
 
-def _three_dragon_pungs(r: Reading) -> bool:
+def _three_dragon_pungs(r: CountedArrangement) -> bool:
     # Four sets and a pair, three of them dragon pungs: the fourth set may be anything.
     return r.dragon_triplets == 3
 
 
-def _all_green(r: Reading) -> bool:
+def _all_green(r: CountedArrangement) -> bool:
     return r.facts.only_green
 
 
-def _four_wind_pungs(r: Reading) -> bool:
+def _four_wind_pungs(r: CountedArrangement) -> bool:
     return r.wind_triplets == 4
 
 
@@ -324,7 +324,7 @@ class LimitHand:
     dutch: str
     english: str
     concealed: bool                # irregular, built op stok; half limit when waiting
-    test: Callable[..., bool]      # concealed: (counts of 14 tiles, settings); open: (Reading)
+    test: Callable[..., bool]      # concealed: (counts of 14 tiles, settings); open: (CountedArrangement)
     value: Fraction = Fraction(1)  # share of the limit on Mahjong
     waiting: Fraction = Fraction(0)  # share of the limit for a hand waiting on it
 
@@ -383,12 +383,12 @@ def limit_points(row: LimitHand, settings: Settings, waiting: bool = False) -> i
 
 @dataclass(slots=True)
 class _Outcome:
-    """One way to score the hand: a reading with its doublings, or a limit hand."""
+    """One way to score the hand: an arrangement with its doublings, or a limit hand."""
 
     points: int
     base: int = 0
     doublings: int = 0
-    reading: Reading | None = None
+    arranged: CountedArrangement | None = None
     matched: list[tuple[Doubling, int]] = dataclasses.field(default_factory=list)
     limit: LimitHand | None = None
     waiting_limit: bool = False
@@ -396,26 +396,26 @@ class _Outcome:
     reason: str = ""
 
 
-def _set_points(reading: Reading) -> int:
+def _set_points(arranged: CountedArrangement) -> int:
     total = 0
-    for set_type, k, is_concealed in reading.sets:
+    for set_type, k, is_concealed in arranged.sets:
         row = _SET_ROW[(set_type, _EDEL[k])]
         total += row.op_stok if is_concealed else row.op_tafel
-    for k in reading.pairs:
-        for row in reading.facts.pair_points.get(k, ()):
+    for k in arranged.pairs:
+        for row in arranged.facts.pair_points.get(k, ()):
             total += row.points
     return total
 
 
-def _regular(reading: Reading, settings: Settings) -> _Outcome:
-    base = _set_points(reading)
-    if reading.winner:
+def _regular(arranged: CountedArrangement, settings: Settings) -> _Outcome:
+    base = _set_points(arranged)
+    if arranged.winner:
         base += settings.mahjong_points + settings.winning_tile_points
-    matched = matched_doublings(reading, settings)
+    matched = matched_doublings(arranged, settings)
     doublings = sum(row.doublings * times for row, times in matched)
     outcome = _Outcome(apply_doublings(base, doublings, settings.hand_cap), base, doublings,
-                       reading, matched)
-    if reading.winner and not reading.facts.schoon and doublings < settings.min_doublings_to_win:
+                       arranged, matched)
+    if arranged.winner and not arranged.facts.schoon and doublings < settings.min_doublings_to_win:
         outcome.allowed = False
         names = ", ".join(row.english for row, _ in matched) or "none"
         outcome.reason = (f"false Mahjong: the hand is no schoon spel (one suit with honours) and "
@@ -447,13 +447,13 @@ def _breakdown(outcome: _Outcome, hand: Hand, settings: Settings) -> list[Line]:
             lines.append(Line(f"Limit hand: {outcome.limit.english}",
                               f"{outcome.points} points (the limit)", line_id("limit", outcome.limit.english)))
         return lines
-    reading = outcome.reading
-    if reading.winner:
+    arranged = outcome.arranged
+    if arranged.winner:
         lines.append(Line("Mahjong", f"{settings.mahjong_points} points", "mahjong"))
         if settings.winning_tile_points:
             lines.append(Line("Winning tile (Winnende steen)",
                               f"{settings.winning_tile_points} points", "winning-tile"))
-    for set_type, k, is_concealed in reading.sets:
+    for set_type, k, is_concealed in arranged.sets:
         row = _SET_ROW[(set_type, _EDEL[k])]
         points = row.op_stok if is_concealed else row.op_tafel
         if points:
@@ -461,8 +461,8 @@ def _breakdown(outcome: _Outcome, hand: Hand, settings: Settings) -> list[Line]:
             lines.append(Line(f"{row.english} ({where}): {_TILE_NAMES[k]}", f"{points} points",
                               line_id("set", row.english, "concealed" if is_concealed else "exposed",
                                       kind_tile(k))))
-    for k in reading.pairs:
-        for row in reading.facts.pair_points.get(k, ()):
+    for k in arranged.pairs:
+        for row in arranged.facts.pair_points.get(k, ()):
             lines.append(Line(f"{row.english}: {_TILE_NAMES[k]}", f"{row.points} points",
                               line_id("pair", row.english, kind_tile(k))))
     for row, times in outcome.matched:
@@ -510,10 +510,10 @@ def _winner(hand: Hand, facts: HandFacts, settings: Settings) -> Result:
                 pairs.append(group.first)
             else:
                 sets.append((group.type, group.first, group.concealed))
-        reading = Reading(sets, pairs, facts, hand, True)
-        outcomes.append(_regular(reading, settings))
+        arranged = CountedArrangement(sets, pairs, facts, hand, True)
+        outcomes.append(_regular(arranged, settings))
         for row in _OPEN:
-            if row.test(reading):
+            if row.test(arranged):
                 limits.append(_limit(row, settings))
                 break
     if not hand.melds:
@@ -545,7 +545,7 @@ def _non_winner(hand: Hand, facts: HandFacts, settings: Settings) -> Result:
             pairs.append(k)
     if pairs and not settings.non_winner_every_pair:
         pairs = [max(pairs, key=lambda k: sum(row.points for row in facts.pair_points[k]))]
-    outcomes = [_regular(Reading(sets, pairs, facts, hand, False), settings)]
+    outcomes = [_regular(CountedArrangement(sets, pairs, facts, hand, False), settings)]
     if not hand.melds and len(hand.concealed) == 13:
         waiting = waiting_limit_hand(hand, settings)
         if waiting is not None:

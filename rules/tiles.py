@@ -259,10 +259,11 @@ def tile_name(tile: str) -> str:
 
 def vocabulary() -> dict[str, object]:
     """The words the page uses for tiles and winds, from here (the page keeps no copy)."""
-    codes = [f"{n}{s}" for s in "mps" for n in "0123456789"] + [f"{n}z" for n in range(1, 8)] + \
-        [f"{n}f" for n in range(1, 9)]
+    codes = [f"{n}{s}" for s in "mps" for n in "123456789"] + [f"0{s}" for s in "mps"] + \
+        [f"{n}z" for n in range(1, 8)] + [f"{n}f" for n in range(1, 9)]
     return {"winds": list(WINDS), "wind_names": dict(WIND_NAMES),
-            "names": {code: tile_name(code) for code in codes} | {"back": "Face-down tile"}}
+            "names": {code: tile_name(code) for code in codes} | {"back": "Face-down tile"},
+            "order": sorted(codes, key=sort_key)}  # the order hands are shown in
 
 
 def tile_unicode(tile: str) -> str:

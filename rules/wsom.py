@@ -133,7 +133,7 @@ def _nine_gates(c: Context) -> bool:
 
 
 def _value_honours(c: Context) -> list[int]:
-    """The dragon and seat-wind pungs/kongs, one entry per set (prevailing wind not valued)."""
+    """The dragon and seat-wind pungs/kongs, one entry per set (the prevalent wind not valued)."""
     return [g.first for g in c.triplets if is_dragon_kind(g.first) or g.first == c.seat_wind_kind]
 
 
@@ -367,8 +367,8 @@ def value_of(arrangement: Arrangement, hand: Hand, settings: Settings) -> Valuat
 
 def best_valuation(hand: Hand, settings: Settings) -> Valuation | None:
     """Freedom of count: the arrangement that scores most (all its patterns from it)."""
-    readings = arrangements(hand, distinct_pairs=not settings.seven_pairs_four_alike)
-    valuations = [value_of(a, hand, settings) for a in readings]
+    found = arrangements(hand, distinct_pairs=not settings.seven_pairs_four_alike)
+    valuations = [value_of(a, hand, settings) for a in found]
     # Ties: the higher total before the limit, then the first reading.
     return max(valuations, key=lambda v: (v.value, v.total), default=None)
 

@@ -206,6 +206,25 @@ def test_a_hand_entered_tile_by_tile_is_scored(server, page):
     assert page.js_errors == []
 
 
+def test_a_chow_changed_into_a_pung_is_scored_as_the_server_reads_its_tiles(server, page):
+    page.goto(server + "/")
+    page.select_option("select[name=rules]", "rode-draak")
+    page.check("input[name=win][value=none]")
+    page.click("[data-add-meld=chow]")
+    page.click("#picker-grid .tile[data-tile='2m']")  # 2-3-4 of characters, open
+    for tile in ["1p", "2p", "3p", "4p", "5p", "6p", "7s", "8s", "9s", "2z"]:
+        page.click("[data-add=concealed]")
+        page.click(f"#picker-grid .tile[data-tile='{tile}']")
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("0")  # a chow scores nothing
+    for tile in ("3m", "4m"):  # the chow's 3 and 4 were 2s: a pung of 2s, which the page does not guess
+        page.click(f"#hand .group.meld .tile[data-tile='{tile}']")
+        page.click("#picker-grid .picker-row:not(.suggestions) .tile[data-tile='2m']")
+    # an exposed pung of simples: 2 points (the server inferred the pung from the tiles)
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("2")
+    assert "Pung of simples" in page.text_content("#score")
+    assert page.js_errors == []
+
+
 def test_live_with_the_browsers_camera_reads_and_scores_a_steady_hand(serve, page):
     base = serve(RECOGNIZER=FakeRecognizer(misread=False))
     page.goto(base + "/live")
@@ -453,7 +472,7 @@ def test_the_longest_messages_scroll_no_page_sideways_on_a_phone_or_a_desktop(se
         page.goto(base + "/referee")
         page.screenshot(path=shot(f"longest-referee-{width}"), full_page=True)
         # the referee sees the situation the hand was scored under
-        assert "seat East, round East; on a discard from South" in page.text_content("table.checks")
+        assert "seat East, round wind East; on a discard from South" in page.text_content("table.checks")
     assert [e for e in page.js_errors if not e.startswith("Failed to load resource")] == []
 
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mahjong_lens.rules.generate import random_losing_hand, random_winning_hand
-from mahjong_lens.rules.hand import HandError, Meld, hand_from_dict, hand_from_json, validate_hand
+from mahjong_lens.rules.hand import HandError, Meld, hand_from_dict, hand_from_json, laid_out, validate_hand
 
 SPEC_HAND = {
     "concealed": "234m406p345678s55z",
@@ -127,3 +127,17 @@ def test_random_legal_hands_round_trip_through_json(seed, winning):
     again = hand_from_json(json.dumps(hand.to_dict()))
     assert again.to_dict() == hand.to_dict()
     assert sorted(again.all_tiles) == sorted(hand.all_tiles)
+
+
+def test_a_hand_is_laid_out_in_lists_for_the_page_and_read_back_from_them():
+    written = {"concealed": "55z123m0p46p789s5p", "melds": [{"type": "pung", "tiles": "777z"}],
+               "win_tile": "5p", "dora_indicators": ["1m"]}
+    shown = laid_out(written)
+    # in tile order, the winning tile apart (the plain 5 of dots, not the red one)
+    assert shown["concealed"] == ["1m", "2m", "3m", "4p", "0p", "6p", "7s", "8s", "9s", "5z", "5z"]
+    assert shown["win_tile"] == "5p" and shown["melds"] == [{"type": "pung", "open": True, "tiles": ["7z"] * 3}]
+    # the page sends lists back; they read as the notation does
+    sent = {"concealed": shown["concealed"] + ["5p"], "melds": [{"tiles": ["7z"] * 3}], "win_tile": "5p",
+            "dora_indicators": ["1m"]}
+    assert hand_from_dict(sent).to_dict() == hand_from_dict(written).to_dict()
+    assert laid_out({"concealed": "12x"}) is None  # unreadable: the page shows what was written

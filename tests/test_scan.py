@@ -22,6 +22,7 @@ from mahjong_lens.scan_command import detections_from_json, summary
 from mahjong_lens.vision.drawing import annotate
 from mahjong_lens.vision.image_input import ScanError, decode_image, exif_orientation, image_size
 from mahjong_lens.vision.scan import scan_detections, scan_image
+from mahjong_lens.vision.scan_result import ScannedHand, ScanResult
 
 from test_layout import TILE_W, place, row
 
@@ -162,7 +163,7 @@ def winning_hand(y: float = 0.0, x: float = 0.0, drop: int | None = None) -> lis
 def test_a_winning_hand_is_read_and_scored():
     detections = place(winning_hand(), 0, centre=(400, 300))
     scan = scan_detections(detections, 1280, 720, {"seat_wind": "E", "prevalent_wind": "E"}, "rode-draak",
-                           name="photo.jpg")
+                           name="photo.jpg").to_dict()
     assert scan["image"] == "photo.jpg" and (scan["width"], scan["height"]) == (1280, 720)
     assert scan["hand"]["concealed"] == "123m456p789s11155z"
     assert scan["hand"]["win_tile"] == "5z" and scan["hand"]["melds"] == []
@@ -182,7 +183,7 @@ def test_a_winning_hand_is_read_and_scored():
 
 def test_scan_image_runs_the_recogniser_once_per_photo():
     recogniser = Fixed(place(winning_hand(), 90, centre=(300, 300)))
-    scan = scan_image(np.zeros((600, 640, 3), np.uint8), recogniser, {"self_drawn": True}, "riichi")
+    scan = scan_image(np.zeros((600, 640, 3), np.uint8), recogniser, {"self_drawn": True}, "riichi").to_dict()
     assert recogniser.calls == 1 and (scan["width"], scan["height"]) == (640, 600)
     assert scan["hand"]["self_drawn"] is True and scan["result"]["rules"] == "riichi"
 
@@ -190,7 +191,7 @@ def test_scan_image_runs_the_recogniser_once_per_photo():
 def test_context_and_the_dead_wall_reach_the_hand():
     wall, _ = row(["back", "back", "4z", "back", "back"], x=40, y=-200)
     detections = place(winning_hand() + wall, 0, centre=(500, 400))
-    scan = scan_detections(detections, 1000, 800, {"self_drawn": True, "seat_wind": "E"}, "riichi")
+    scan = scan_detections(detections, 1000, 800, {"self_drawn": True, "seat_wind": "E"}, "riichi").to_dict()
     assert scan["dora_indicators"] == ["4z"] and scan["hand"]["dora_indicators"] == ["4z"]
     # riichi: menzen tsumo 1 + East as seat wind 1 + East as prevalent wind 1 + dora 3
     # (the 4z indicator makes 1z the dora, and the hand holds three) = 6 han: haneman
@@ -198,7 +199,7 @@ def test_context_and_the_dead_wall_reach_the_hand():
     assert lines["Dora"] == "3 han" and scan["result"]["han"] == 6
     assert [t["role"] for t in scan["tiles"][14:]] == ["dead_wall", "dead_wall", "dora", "dead_wall", "dead_wall"]
     # the user can override what the photo shows
-    scan = scan_detections(detections, 1000, 800, {"dora_indicators": ["9m"]}, "rode-draak")
+    scan = scan_detections(detections, 1000, 800, {"dora_indicators": ["9m"]}, "rode-draak").to_dict()
     assert scan["hand"]["dora_indicators"] == ["9m"]
     with pytest.raises(ScanError, match="unknown context field"):
         scan_detections(detections, 1000, 800, {"sead_wind": "S"})
@@ -206,7 +207,7 @@ def test_context_and_the_dead_wall_reach_the_hand():
 
 def test_thirteen_tiles_where_fourteen_are_needed():
     detections = place(winning_hand(drop=4), 0, centre=(400, 300))  # the 5p is missing
-    scan = scan_detections(detections, 800, 600)
+    scan = scan_detections(detections, 800, 600).to_dict()
     assert "hand" not in scan and "result" not in scan
     assert scan["error"].startswith("13 tiles were found where 14 are needed for a winning hand")
     assert scan["reading"]["win_tile"] == "5z" and len(scan["reading"]["concealed"]) == 13
@@ -215,20 +216,20 @@ def test_thirteen_tiles_where_fourteen_are_needed():
 def test_a_kong_laid_in_the_row_is_pointed_out():
     tiles = "1m 2m 3m 4p 5p 6p 2z 2z 2z 2z 7s 8s 9s 5z".split() + ["5z"]
     items, _ = row(tiles, apart_before=(14,))
-    scan = scan_detections(place(items, 0, centre=(600, 300)), 1200, 600)
+    scan = scan_detections(place(items, 0, centre=(600, 300)), 1200, 600).to_dict()
     assert scan["error"].startswith("15 tiles were found, but a winning hand has 14")
     assert scan["error"].endswith("if the four 2z are a kong, set it a little apart from the other tiles")
     # fifteen with no four alike: no such hint
     items, _ = row("1m 2m 3m 4p 5p 6p 2z 2z 2z 7s 8s 9s 5z 1s".split() + ["5z"], apart_before=(14,))
-    assert "kong" not in scan_detections(place(items, 0, centre=(600, 300)), 1200, 600)["error"]
+    assert "kong" not in scan_detections(place(items, 0, centre=(600, 300)), 1200, 600).to_dict()["error"]
 
 
 def test_a_hand_that_did_not_win_scores_in_rode_draak_but_not_in_riichi():
     items, _ = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z".split())
     detections = place(items, 0, centre=(400, 300))
-    scan = scan_detections(detections, 800, 600, rules="rode-draak")
+    scan = scan_detections(detections, 800, 600, rules="rode-draak").to_dict()
     assert scan["hand"]["win_tile"] is None and scan["result"]["valid"] and not scan["result"]["winning"]
-    scan = scan_detections(detections, 800, 600, rules="riichi")  # riichi scores only a win
+    scan = scan_detections(detections, 800, 600, rules="riichi").to_dict()  # riichi scores only a win
     assert scan["error"].startswith("13 tiles were found where 14 are needed")
 
 
@@ -236,7 +237,7 @@ def test_a_fifth_copy_is_named_and_nothing_is_scored():
     detections = place(winning_hand(), 0, centre=(400, 300))
     for k in (0, 1, 2):  # 1m 2m 3m read as 1z: with 1z 1z 1z that makes six copies
         detections[k] = TileDetection("1z", detections[k].box, 0.9)
-    scan = scan_detections(detections, 800, 600)
+    scan = scan_detections(detections, 800, 600).to_dict()
     assert "result" not in scan
     assert scan["error"] == ("6 copies of the East were read; a set has four, so at least one of them "
                              "is misread (they are marked on the photo)")
@@ -246,7 +247,7 @@ def test_a_fifth_copy_is_named_and_nothing_is_scored():
 def test_a_low_confidence_tile_is_doubtful_but_the_hand_is_still_scored():
     detections = place(winning_hand(), 0, centre=(400, 300))
     detections[4] = TileDetection("5p", detections[4].box, 0.32, [("3p", 0.3)])
-    scan = scan_detections(detections, 800, 600)
+    scan = scan_detections(detections, 800, 600).to_dict()
     assert scan["doubtful"] == [4] and scan["tiles"][4]["doubtful"] is True
     assert any("a tile was read as the 5 of dots, 32% sure (perhaps the 3 of dots)" in p for p in scan["problems"])
     assert scan["result"]["valid"]
@@ -255,7 +256,7 @@ def test_a_low_confidence_tile_is_doubtful_but_the_hand_is_still_scored():
 def test_a_complete_hand_with_nothing_set_apart():
     items, _ = row(WINNER)
     detections = place(items, 0, centre=(400, 300))
-    scan = scan_detections(detections, 800, 600, {"self_drawn": True})
+    scan = scan_detections(detections, 800, 600, {"self_drawn": True}).to_dict()
     # the score may depend on which tile won: either every choice scores alike (then the
     # scan says which it took), or the scan asks, listing what each choice would score
     points = {tile: score({"concealed": "123m456p789s11155z", "win_tile": tile, "self_drawn": True},
@@ -269,15 +270,15 @@ def test_a_complete_hand_with_nothing_set_apart():
         assert scan["question"] == "win_tile" and "which tile completed the hand" in scan["error"]
         assert [c["points"] for c in scan["win_candidates"]] == sorted(valid.values(), reverse=True)
     # naming the winning tile settles it
-    scan = scan_detections(detections, 800, 600, {"self_drawn": True, "win_tile": "3m"})
+    scan = scan_detections(detections, 800, 600, {"self_drawn": True, "win_tile": "3m"}).to_dict()
     assert scan["hand"]["win_tile"] == "3m" and scan["result"] == points["3m"]
 
 
 def test_no_tiles_and_stray_tiles():
-    scan = scan_detections([], 640, 480)
+    scan = scan_detections([], 640, 480).to_dict()
     assert scan["error"] == "no tiles were found in the photo" and scan["tiles"] == []
     strays = [TileDetection("1m", (10, 10, 40, 50), 0.9), TileDetection("2m", (300, 300, 330, 340), 0.9)]
-    scan = scan_detections(strays, 640, 480)
+    scan = scan_detections(strays, 640, 480).to_dict()
     assert "no hand laid out in a row" in scan["error"]
     assert [t["role"] for t in scan["tiles"]] == ["unassigned", "unassigned"]
 
@@ -303,7 +304,7 @@ def table_detections() -> tuple[list[TileDetection], list[str]]:
 
 def test_a_rode_draak_table_is_scored_and_settled():
     detections, owners = table_detections()
-    scan = scan_detections(detections, 1600, 1600, {"prevalent_wind": "E"}, "rode-draak")
+    scan = scan_detections(detections, 1600, 1600, {"prevalent_wind": "E"}, "rode-draak").to_dict()
     assert [entry["seat"] for entry in scan["hands"]] == ["E", "S", "W", "N"]
     for entry in scan["hands"]:
         assert {owners[i] for i in entry["tiles"]} == {entry["seat"]}
@@ -313,7 +314,7 @@ def test_a_rode_draak_table_is_scored_and_settled():
     assert set(table["payments"]) == {"E", "S", "W", "N"} and sum(table["payments"].values()) == 0
     assert table["payments"]["E"] > 0 and table["seats"]["E"]["points"] == 120
     # the photographer sat South: the seats turn with them
-    scan = scan_detections(detections, 1600, 1600, {"seat_wind": "S"}, "rode-draak")
+    scan = scan_detections(detections, 1600, 1600, {"seat_wind": "S"}, "rode-draak").to_dict()
     assert [entry["seat"] for entry in scan["hands"]] == ["S", "W", "N", "E"]
 
 
@@ -321,7 +322,7 @@ def test_a_table_with_a_hand_missing_a_tile_is_not_settled():
     detections, owners = table_detections()
     south = [i for i, o in enumerate(owners) if o == "S"]
     detections = [d for i, d in enumerate(detections) if i != south[0]]
-    scan = scan_detections(detections, 1600, 1600, {}, "rode-draak")
+    scan = scan_detections(detections, 1600, 1600, {}, "rode-draak").to_dict()
     south_entry = next(e for e in scan["hands"] if e["seat"] == "S")
     # a photo cannot tell a tile hidden from the camera from a short (dead) hand: it asks
     assert south_entry["error"].startswith("12 tiles were found where 13 are needed for a hand")
@@ -342,10 +343,11 @@ def test_annotate_draws_boxes_melds_and_dora():
     drawn = annotate(image, scan)
     assert drawn.shape == image.shape and (image == 90).all()  # the photo itself is untouched
     changed = (drawn != image).any(axis=2)
-    for t in scan["tiles"]:
-        x1, y1, x2, y2 = (int(round(v)) for v in t["box"])
+    for t in scan.tiles:
+        x1, y1, x2, y2 = (int(round(v)) for v in t.detection.box)
         assert changed[y1:y2 + 1, x1].any()  # every tile is boxed
-    meld_box = [scan["tiles"][i]["box"] for i in range(11, 14)]
+    assert [t.role for t in scan.tiles[11:14]] == ["meld"] * 3
+    meld_box = [scan.tiles[i].detection.box for i in range(11, 14)]
     top = int(min(b[1] for b in meld_box)) - 3  # the meld's outline, just outside its tiles
     assert changed[top - 2:top + 3, int(meld_box[1][0])].any()
 
@@ -397,7 +399,8 @@ def test_the_summary_shows_the_hand_in_reading_order_whatever_the_detection_orde
     detections = place(winning_hand(), 0, centre=(400, 300))
     shuffled = detections[7:] + detections[:7]  # a detector reports tiles in its own order
     scan = scan_detections(shuffled, 1280, 720, {}, "rode-draak")
-    assert [scan["tiles"][i]["tile"] for i in scan["hand_tiles"]] == WINNER
+    assert [scan.tiles[i].tile for i in scan.hands[0].tiles] == WINNER
+    assert [scan.to_dict()["tiles"][i]["tile"] for i in scan.to_dict()["hand_tiles"]] == WINNER
     hand_line = next(line for line in summary(scan).splitlines() if line.startswith("  hand:"))
     assert hand_line.split(":", 1)[1].split() == [tile_unicode(t) for t in WINNER]
 
@@ -415,11 +418,13 @@ def test_cli_scan_bad_options_and_missing_model(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- camera
 
-def fake_scan(tiles: str | None) -> dict:
+def fake_scan(tiles: str | None) -> ScanResult:
+    scan = ScanResult("frame", 640, 480, "rode-draak")
     if tiles is None:
-        return {"tiles": [], "error": "no tiles were found in the photo", "dora_indicators": []}
-    return {"reading": {"concealed": tiles.split(), "melds": [], "win_tile": None}, "dora_indicators": [],
-            "hand": {"win_tile": None}}
+        scan.error = "no tiles were found in the photo"
+    else:
+        scan.hands.append(ScannedHand(reading={"concealed": tiles.split(), "melds": [], "win_tile": None}))
+    return scan
 
 
 def test_temporal_voter_reports_only_a_steady_reading():
@@ -430,7 +435,7 @@ def test_temporal_voter_reports_only_a_steady_reading():
     assert voter.add(fake_scan("1m 2m 3m 4m")) is None
     assert voter.add(fake_scan("1m 2m 3m 4m")) is None      # 2 of 5
     stable = voter.add(fake_scan("4m 3m 2m 1m"))            # same tiles, other order: 3 of 5
-    assert stable is not None and stable["reading"]["concealed"] == ["4m", "3m", "2m", "1m"]
+    assert stable is not None and stable.hands[0].reading["concealed"] == ["4m", "3m", "2m", "1m"]
     assert voter.add(fake_scan("1m 2m 3m 9m")) is not None  # one odd frame does not break it
     assert voter.add(fake_scan("1m 2m 3m 9m")) is not None  # 3 of 5 still agree on 1m-4m
     assert voter.add(fake_scan("1m 2m 3m 9m")) is not None  # now 9m has 3 of 5 (the 4m frames left)
@@ -472,7 +477,7 @@ def test_camera_reads_a_video_file_and_watch_waits_for_a_stable_hand(tmp_path):
     assert len(results) == 12
     # frames 4, 5, 6 read the whole hand: the third of them makes 3 of the last 4 agree
     assert results[:6] == [None] * 6
-    assert results[6] is not None and results[6]["hand"]["concealed"] == "123m456p789s11155z"
+    assert results[6] is not None and results[6].winner.hand["concealed"] == "123m456p789s11155z"
     assert all(r is not None for r in results[6:])
 
 
@@ -489,11 +494,32 @@ def test_an_added_kong_is_scored_as_a_kong(angle):
     pung, _ = row(["1z", "1z", "1z"], x=x + 20, sideways=(2,))
     added = [("1z", pung[2][1], -TILE_W - 1.0, True)]
     detections = place(items + pung + added, angle, centre=(500, 500))
-    scan = scan_detections(detections, 1000, 1000, {"seat_wind": "E"}, "rode-draak")
+    scan = scan_detections(detections, 1000, 1000, {"seat_wind": "E"}, "rode-draak").to_dict()
     assert "error" not in scan, scan.get("error")
     assert scan["hand"]["melds"] == [{"type": "kong", "tiles": "1111z", "open": True}]
     assert scan["hand"]["win_tile"] == "5z" and scan["result"]["valid"]
     assert scan["tiles"][14]["role"] == "meld" and scan["tiles"][14]["sideways"] is True
+
+
+def test_the_scan_is_typed_until_it_is_written_as_json():
+    """A ScanResult: the winner's hand and reading in lists (the page reads no notation), a
+    kong's face-down tiles named in the reading, and the JSON only from to_dict."""
+    items, x = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z".split(), apart_before=(10,))
+    kong, _ = row(["back", "1z", "1z", "back"], x=x + 20)
+    scan = scan_detections(place(items + kong, 0, centre=(500, 500)), 1000, 1000, {"seat_wind": "E"},
+                           "rode-draak")
+    assert isinstance(scan, ScanResult) and scan.scored and len(scan.hands) == 1
+    winner = scan.winner
+    assert winner.hand["melds"] == [{"type": "kong", "tiles": "1111z", "open": False}]
+    assert winner.reading["melds"][0]["tiles"] == ["back", "1z", "1z", "back"]
+    assert winner.reading["melds"][0]["hand_tiles"] == ["1z"] * 4
+    assert [t.role for t in scan.tiles[11:15]] == ["meld"] * 4
+    written = scan.to_dict()
+    assert written["result"] == winner.result and written["hand_tiles"] == winner.tiles
+    # a winning tile the scan took (given here) is the reading's too, for the page to mark
+    given = scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600,
+                            {"self_drawn": True, "win_tile": "3m"}).winner
+    assert given.reading["win_tile"] == given.hand["win_tile"] == "3m"
 
 
 def test_the_recognisers_rotation_travels_through_json():
@@ -505,10 +531,10 @@ def test_the_recognisers_rotation_travels_through_json():
     entries = [dict(d.to_dict(), rotation=225.0) for d in detections]
     read_back = [detections_from_json(e) for e in entries]
     assert all(d.rotation == 225.0 for d in read_back)
-    scan = scan_detections(read_back, 1000, 1000, {}, "rode-draak")
+    scan = scan_detections(read_back, 1000, 1000, {}, "rode-draak").to_dict()
     assert [t["rotation"] for t in scan["tiles"]] == [225.0] * 14
     assert scan["reading"]["concealed"] == tiles  # the player's order, from the tiles' tops
-    plain = scan_detections(detections, 1000, 1000, {}, "rode-draak")
+    plain = scan_detections(detections, 1000, 1000, {}, "rode-draak").to_dict()
     assert all("rotation" not in t for t in plain["tiles"])
 
 
@@ -519,15 +545,15 @@ def test_the_face_probability_travels_through_json_and_decides_doubt():
     items, _ = row(tiles)
     detections = [dataclasses.replace(d, confidence=0.45, face_confidence=0.95) for d in place(items, 0)]
     detections[3] = dataclasses.replace(detections[3], face_confidence=0.6)
-    scan = scan_detections(detections, 1000, 1000, {}, "rode-draak")
+    scan = scan_detections(detections, 1000, 1000, {}, "rode-draak").to_dict()
     assert scan["doubtful"] == [3]  # the unsure boxes are not asked about, the unsure face is
     assert any(p.startswith("a tile was read as the 4 of dots, 60% sure") for p in scan["problems"])
     read_back = [detections_from_json(t) for t in scan["tiles"]]
     assert [d.face_confidence for d in read_back] == [d.face_confidence for d in detections]
-    again = scan_detections(read_back, 1000, 1000, {"min_face_confidence": 0.5}, "rode-draak")
+    again = scan_detections(read_back, 1000, 1000, {"min_face_confidence": 0.5}, "rode-draak").to_dict()
     assert again["doubtful"] == []
     plain = scan_detections([dataclasses.replace(d, face_confidence=None) for d in detections],
-                            1000, 1000, {}, "rode-draak")
+                            1000, 1000, {}, "rode-draak").to_dict()
     assert len(plain["doubtful"]) == 14 and all("face_confidence" not in t for t in plain["tiles"])
 
 
@@ -557,14 +583,14 @@ def test_cli_scan_asks_which_tile_won_when_the_score_depends_on_it(tmp_path, cap
     assert code == 1 and "which tile completed the hand?" in stdout and "--win-tile" in stdout
     assert "5z 120, 1z 104 points; give it with --win-tile" in stdout
     # the page's words carry no command-line flag
-    scan = scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {"discarder": "S"})
+    scan = scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {"discarder": "S"}).to_dict()
     assert scan["question"] == "win_tile" and "--" not in scan["error"]
 
 
 def test_a_kong_laid_in_the_row_is_asked_about_even_beside_another_hand():
     winner, _ = row("8m 8m 8m 8m 4p 5p 6p 7s 8s 9s 5z 5z 1z 1z 1z".split())
     other, _ = row("2m 3m 4m 6p 6p 2s 3s 4s".split(), y=400)
-    scan = scan_detections(place(winner + other, 0, centre=(700, 500)), 1400, 1000, {"self_drawn": True})
+    scan = scan_detections(place(winner + other, 0, centre=(700, 500)), 1400, 1000, {"self_drawn": True}).to_dict()
     asked = [e for e in scan["hands"] if e.get("question") == "kong_in_row"]
     # as a concealed kong it scores; as an open one it would be a false Mahjong (too few
     # doublings in Rode Draak), so that reading is not offered
@@ -573,11 +599,13 @@ def test_a_kong_laid_in_the_row_is_asked_about_even_beside_another_hand():
 
 
 def test_a_riichi_scan_that_does_not_say_how_the_hand_was_won_asks_it():
-    scan = scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600, {}, "riichi")
+    scanned = scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600, {}, "riichi", name="hand.png")
+    scan = scanned.to_dict()
     assert scan["question"] == "win_way" and "self-drawn or a discard?" in scan["error"]
     assert [c["way"] for c in scan["way_candidates"]] == ["self_drawn", "discard"]
-    text = summary(dict(scan, image="hand.png"))
+    assert not scanned.scored and scanned.winner.question == "win_way"
+    text = summary(scanned)
     assert "self-drawn or a discard? self-drawn" in text and "give --self-drawn or --discarder" in text
     # said: scored at once
     assert scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600, {"self_drawn": True},
-                           "riichi")["result"]["valid"]
+                           "riichi").to_dict()["result"]["valid"]

@@ -476,7 +476,7 @@ def test_checks_survive_a_restart_and_keep_the_photo_under_its_hash(tmp_path):
     assert listed["total"] == 2
     assert [c["claimed_points"] for c in listed["checks"]] == [100, 512]  # newest first
     assert [c["agree"] for c in listed["checks"]] == [False, True]
-    assert listed["checks"][1]["hand"]["concealed"] == "123m456p789s555z11z"
+    assert listed["checks"][1]["hand"]["concealed"] == "123m456p789s11555z"  # kept in notation, in tile order
     assert again.get(listed["checks"][1]["photo_url"]).data == photo
     assert again.get("/api/referee/checks/2").get_json()["claimed_points"] == 100
     assert again.get("/api/referee/checks/9").status_code == 404
@@ -498,7 +498,7 @@ def test_checks_export_as_csv(client):
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
     assert [r["id"] for r in rows] == ["1", "2"]
     assert (rows[0]["concealed"], rows[0]["win_tile"], rows[0]["claimed_points"],
-            rows[0]["computed_points"], rows[0]["agree"]) == ("123m456p789s555z11z", "1z", "512", "512", "agree")
+            rows[0]["computed_points"], rows[0]["agree"]) == ("123m456p789s11555z", "1z", "512", "512", "agree")
     assert rows[1]["agree"] == "disagree"
     assert rows[1]["concealed"].startswith("'=")  # no formula for a spreadsheet to run
 

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .detections import Recognizer
+from .scan_result import ScanResult
 
 
 class CameraError(RuntimeError):
@@ -79,21 +80,20 @@ class Camera:
         self.close()
 
 
-def reading_key(scan: dict) -> str | None:
+def reading_key(scan: ScanResult) -> str | None:
     """What a frame's scan read, independent of where the tiles lie: the tiles of each hand
     (concealed, melds, winning tile) and the dora indicators. None when nothing was read."""
-    entries = scan.get("hands") or ([scan] if scan.get("reading") or scan.get("hand") else [])
-    if not entries:
+    if not scan.hands:
         return None
     hands = []
-    for entry in entries:
-        reading = entry.get("reading") or {}
-        hand = entry.get("hand") or {}
+    for entry in scan.hands:
+        reading = entry.reading
+        hand = entry.hand or {}
         melds = sorted("".join(sorted(m["tiles"])) + ("" if m.get("open", True) else "!")
                        for m in reading.get("melds", []))
         hands.append({"concealed": sorted(reading.get("concealed", [])), "melds": melds,
                       "win": hand.get("win_tile") or reading.get("win_tile")})
-    return json.dumps({"hands": hands, "dora": sorted(scan.get("dora_indicators", []))}, sort_keys=True)
+    return json.dumps({"hands": hands, "dora": sorted(scan.dora_indicators)}, sort_keys=True)
 
 
 class TemporalVoter:
@@ -110,11 +110,11 @@ class TemporalVoter:
             raise ValueError("min_agreement is a share of the window, above 0 and at most 1")
         self.window = window
         self.needed = max(1, math.ceil(min_agreement * window))
-        self.history: deque[tuple[str | None, dict]] = deque(maxlen=window)
-        self.stable: dict | None = None
+        self.history: deque[tuple[str | None, ScanResult]] = deque(maxlen=window)
+        self.stable: ScanResult | None = None
         self.stable_key: str | None = None
 
-    def add(self, scan: dict) -> dict | None:
+    def add(self, scan: ScanResult) -> ScanResult | None:
         """Record a frame's scan; returns the stable scan (the latest with the agreed reading) or None."""
         key = reading_key(scan)
         self.history.append((key, scan))
@@ -136,7 +136,7 @@ class TemporalVoter:
 def watch(source: int | str | Camera, recognizer: Recognizer, context: dict | None = None,
           rules: str = "rode-draak", options: dict | None = None, window: int = 8,
           min_agreement: float = 0.6, every: int = 1,
-          max_frames: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, dict | None]]:
+          max_frames: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, ScanResult | None]]:
     """(frame, annotated frame, stable scan or None) for each frame of a source.
 
     Every ``every``-th frame is read by the recogniser (the others show the last reading),
@@ -146,7 +146,7 @@ def watch(source: int | str | Camera, recognizer: Recognizer, context: dict | No
     from .scan import scan_image
     camera = source if isinstance(source, Camera) else Camera(source)
     voter = TemporalVoter(window, min_agreement)
-    last_scan: dict | None = None
+    last_scan: ScanResult | None = None
     try:
         for number, frame in enumerate(camera.frames(max_frames)):
             if number % max(1, every) == 0:
@@ -180,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
             key = reading_key(stable) if stable else None
             if key and key != printed:
                 printed = key
-                stable = dict(stable, seconds=round(time.perf_counter() - started, 2))
-                print(json.dumps({k: v for k, v in stable.items() if k != "tiles"}, ensure_ascii=False),
-                      flush=True)
+                shown = {k: v for k, v in stable.to_dict().items() if k != "tiles"}
+                shown["seconds"] = round(time.perf_counter() - started, 2)
+                print(json.dumps(shown, ensure_ascii=False), flush=True)
     except CameraError as error:
         print(f"camera: {error}", file=sys.stderr)
         return 2

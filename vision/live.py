@@ -10,6 +10,7 @@ from typing import Any
 
 from .camera import Camera, TemporalVoter, reading_key
 from .drawing import annotate
+from .scan_result import ScanResult
 
 
 class LiveFeed:
@@ -112,7 +113,7 @@ class LiveFeed:
         if seen is None:
             return frame
         try:
-            return annotate(frame, _boxes_only(seen.plain))
+            return annotate(frame, seen.plain, scores=False)
         except Exception:  # a drawing problem must never stop the stream
             return frame
 
@@ -130,7 +131,7 @@ class LiveFeed:
                 return None
             return self.assistant.scan_detections(reading.detections, reading.width, reading.height,
                                                   dict(context or {}), rules, dict(options or {}),
-                                                  name="camera")
+                                                  name="camera").to_dict()
 
         stable_scan = scored(stable)
         latest = stable_scan if seen is stable else scored(seen)
@@ -160,14 +161,8 @@ class _Seen:
     detections: list
     width: int
     height: int
-    plain: dict          # the scan without a situation (boxes, roles)
+    plain: ScanResult    # the scan without a situation (boxes, roles)
     key: str | None      # what makes two readings the same tiles (None: no hand in view)
-
-
-def _boxes_only(scan: dict) -> dict:
-    """The scan for drawing every box, without a score: the stream is shared by viewers
-    whose situations (and so scores) differ; each page shows its own score."""
-    return {"tiles": scan.get("tiles", []), "hands": [{"tiles": []}]}
 
 
 def open_capture(source: Any) -> Any:

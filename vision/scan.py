@@ -1,8 +1,9 @@
-"""Photo -> tiles -> hand(s) -> score: the scan format of ../shared/spec/hand-format.md.
+"""Photo -> tiles -> hand(s) -> score.
 
 ``scan_image`` reads the tiles of a decoded photo (vision.image_input) with a recogniser,
-lays them out (vision.layout) and scores each hand found (rules); vision.drawing draws the
-reading on the photo, and ``mahjong-lens scan`` (mahjong_lens.scan_command) is the
+lays them out (vision.layout) and scores each hand found (rules), into a ScanResult
+(vision.scan_result; JSON, the scan format of ../shared/spec/hand-format.md, only at the
+edges through its to_dict); vision.drawing draws the reading on the photo, and ``mahjong-lens scan`` (mahjong_lens.scan_command) is the
 command line over these.
 
 When the photo does not give a complete hand the scan says exactly what is
@@ -18,12 +19,12 @@ import numpy as np
 from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
 from mahjong_lens.rules.registry import rule_set, score
 from mahjong_lens.rules.tiles import WINDS, format_tiles, plain, tile_name
-from mahjong_lens.rules.win_tile import (CANDIDATE_KEYS, ask_kong_in_row, ask_missing_tile, ask_win_tile,
-                                          ask_win_way)
+from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile, ask_win_way
 
 from .detections import Recognizer, TileDetection
 from .image_input import ScanError, _on_white
 from .layout import DOUBTFUL_FACE, HandLayout, Layout, copies_problem, find_layout
+from .scan_result import ScannedHand, ScannedTile, ScanResult
 
 # what a scan's context may hold beyond the hand's context (rules.context.CONTEXT_FIELDS)
 PHOTO_KEYS = ("dora_region", "seats", "min_confidence", "min_face_confidence")
@@ -32,8 +33,8 @@ PHOTO_KEYS = ("dora_region", "seats", "min_confidence", "min_face_confidence")
 # --------------------------------------------------------------------------- scanning
 
 def scan_image(image: np.ndarray, recognizer: Recognizer, context: dict | None = None,
-               rules: str = "rode-draak", options: dict | None = None, name: str = "image") -> dict[str, Any]:
-    """Read, lay out and score the hand(s) in a BGR image (the scan format)."""
+               rules: str = "rode-draak", options: dict | None = None, name: str = "image") -> ScanResult:
+    """Read, lay out and score the hand(s) in a BGR image."""
     import cv2
     if image.ndim == 2:  # callers that skipped decode_image: grey or BGRA arrays read too
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
@@ -46,7 +47,7 @@ def scan_image(image: np.ndarray, recognizer: Recognizer, context: dict | None =
 
 def scan_detections(detections: Sequence[TileDetection], width: int, height: int,
                     context: dict | None = None, rules: str = "rode-draak", options: dict | None = None,
-                    name: str = "image") -> dict[str, Any]:
+                    name: str = "image") -> ScanResult:
     """The scan of a photo whose tiles were already read (scan_image without the model)."""
     context = dict(context or {})
     unknown = unknown_fields(context, PHOTO_KEYS)
@@ -57,27 +58,19 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     layout = find_layout(detections, win_tile=context.get("win_tile"), dora_region=context.get("dora_region"),
                          min_confidence=float(context.get("min_confidence", 0.5)),
                          min_face_confidence=float(context.get("min_face_confidence", DOUBTFUL_FACE)))
-    scan: dict[str, Any] = {"image": name, "width": int(width), "height": int(height), "rules": rules}
-    tiles = []
-    for i, d in enumerate(detections):
-        entry = d.to_dict(sideways=i in layout.sideways)
-        role, hand_number, meld_number = layout.role(i)
-        entry.update(role=role, hand=hand_number, meld=meld_number, doubtful=i in layout.doubtful)
-        if d.alternatives:
-            entry["alternatives"] = [{"tile": t, "confidence": round(float(c), 3)} for t, c in d.alternatives]
-        tiles.append(entry)
-    scan["tiles"] = tiles
+    scan = ScanResult(image=name, width=int(width), height=int(height), rules=rules,
+                      tiles=[ScannedTile(d, *layout.role(i), sideways=i in layout.sideways,
+                                         doubtful=i in layout.doubtful) for i, d in enumerate(detections)],
+                      dora_indicators=_dora(context, layout))
+    if not detections:
+        scan.error = "no tiles were found in the photo"
+        return scan
     doubtful = list(layout.doubtful)
     problems = list(layout.problems)
-    dora = _dora(context, layout)
-    scan["dora_indicators"] = dora
-    if not detections:
-        scan.update(doubtful=[], problems=[], error="no tiles were found in the photo")
-        return scan
     if not layout.hands:
-        scan.update(doubtful=doubtful, problems=problems,
-                    error=f"{len(detections)} tile(s) were found, but no hand laid out in a row "
-                          f"(a hand is a row of at least 5 tiles)")
+        scan.doubtful, scan.problems = doubtful, problems
+        scan.error = (f"{len(detections)} tile(s) were found, but no hand laid out in a row "
+                      f"(a hand is a row of at least 5 tiles)")
         return scan
 
     # five copies of a tile anywhere on the table (hands and dora indicators) is a misreading
@@ -87,52 +80,36 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         doubtful.extend(i for i in copies[1] if i not in doubtful)
     seats = _seats(context, len(layout.hands))
     winner = _winner(layout.hands, context, rules)
-    entries = []
+    several = len(layout.hands) > 1
     for number, hand in enumerate(layout.hands):
-        is_winner = number == winner if len(layout.hands) > 1 else True
-        hand_context = _hand_context(context, seats[number], dora, is_winner, len(layout.hands) > 1)
-        entry = _score_hand(hand, hand_context, rules, options,
-                            needs_win=_needs_win(context, rules) and (len(layout.hands) == 1 or is_winner))
+        is_winner = number == winner if several else True
+        hand_context = _hand_context(context, seats[number], scan.dora_indicators, is_winner, several)
+        scanned = _score_hand(hand, hand_context, rules, options,
+                              needs_win=_needs_win(context, rules) and (not several or is_winner))
         if copies and any(i in hand.indices for i in copies[1]):
-            entry.pop("hand", None), entry.pop("result", None)
-            entry["error"] = copies[0]
+            scanned.unscored(copies[0])
         if hand.flowers:
-            entry["flowers"] = [detections[i].tile for i in hand.flowers]
-            entry["problems"].append(f"flowers and seasons beside the hand "
-                                     f"({' '.join(entry['flowers'])}) are not counted by {rules}")
-        entry["seat"] = seats[number]
-        entry["tiles"] = hand.indices
-        entry["direction"] = [round(v, 3) for v in hand.direction]
-        doubt = [i for i in hand.indices if i in layout.doubtful]
-        for i in doubt:
+            scanned.flowers = [detections[i].tile for i in hand.flowers]
+            scanned.problems.append(f"flowers and seasons beside the hand "
+                                    f"({' '.join(scanned.flowers)}) are not counted by {rules}")
+        scanned.seat, scanned.tiles, scanned.direction = seats[number], hand.indices, hand.direction
+        if scanned.hand and scanned.hand.get("win_tile"):  # given, or taken among equal candidates
+            scanned.reading["win_tile"] = scanned.hand["win_tile"]
+        for i in (i for i in hand.indices if i in layout.doubtful):
             d = detections[i]
             alt = f" (perhaps the {tile_name(d.alternatives[0][0])})" if d.alternatives else ""
-            entry["problems"].append(f"a tile was read as the {tile_name(d.tile)}, {d.face_sureness:.0%} "
-                                     f"sure{alt}: check that tile (marked on the photo)")
-        entries.append(entry)
-    for entry in entries:
-        problems.extend(p for p in entry["problems"] if p not in problems)
+            scanned.problems.append(f"a tile was read as the {tile_name(d.tile)}, {d.face_sureness:.0%} "
+                                    f"sure{alt}: check that tile (marked on the photo)")
+        scan.hands.append(scanned)
+    for scanned in scan.hands:
+        problems.extend(p for p in scanned.problems if p not in problems)
     if copies and copies[0] not in problems:
         problems.insert(0, copies[0])
-    scan["doubtful"] = sorted(set(doubtful))
-    scan["problems"] = problems
-    if len(entries) == 1:
-        only = entries[0]
-        for key in ("hand", "result", "error", "reading", "question", *CANDIDATE_KEYS):
-            if key in only:
-                scan[key] = only[key]
-        scan["seat"] = only["seat"]
-        # the hand's detections in reading order (scan["tiles"] is in detection order)
-        scan["hand_tiles"] = only["tiles"]
-        return scan
-    scan["hands"] = entries
-    winners = [e for e in entries if e.get("hand", {}).get("win_tile")]
-    if len(winners) == 1:
-        scan["hand"], scan["result"] = winners[0]["hand"], winners[0]["result"]
-    if all("error" in e for e in entries):
-        scan["error"] = f"none of the {len(entries)} hands found could be scored"
-    if len(entries) == 4 and rule_set(rules).settle_table is not None:
-        scan["table"] = _settle(entries, context, rules, options)
+    scan.doubtful, scan.problems = sorted(set(doubtful)), problems
+    if several and all(h.error is not None for h in scan.hands):
+        scan.error = f"none of the {len(scan.hands)} hands found could be scored"
+    if len(scan.hands) == 4 and rule_set(rules).settle_table is not None:
+        scan.table = _settle(scan.hands, context, rules, options)
     return scan
 
 
@@ -198,19 +175,22 @@ def _hand_context(context: dict, seat: str, dora: list[str], is_winner: bool, se
 
 
 def _reading(hand: HandLayout) -> dict[str, Any]:
-    """What was read of a hand, in reading order, for a page to show and correct."""
+    """What was read of a hand, in reading order, for a page to show and correct (in lists:
+    the page reads no notation): each meld's tiles as seen ("back" for a face-down one) and
+    as the hand holds them (hand_tiles: a kong's face-down tiles named)."""
     return {"concealed": [t for t in hand.concealed],
-            "melds": [{"type": m.type, "open": m.open, "tiles": m.tiles} for m in hand.melds],
+            "melds": [{"type": m.type, "open": m.open, "tiles": m.tiles, "hand_tiles": list(m.hand_tiles)}
+                      for m in hand.melds],
             "win_tile": hand.win_tile}
 
 
 def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | None,
-                needs_win: bool) -> dict[str, Any]:
-    """A hand entry: the hand dict and its result, or an error saying what is missing."""
-    entry: dict[str, Any] = {"problems": list(hand.problems), "reading": _reading(hand)}
+                needs_win: bool) -> ScannedHand:
+    """A hand scored, or with an error saying what is missing, or a question to ask."""
+    entry = ScannedHand(reading=_reading(hand), problems=list(hand.problems))
     if hand.errors:
-        entry["error"] = hand.errors[0]
-        entry["problems"].extend(hand.errors[1:])
+        entry.error = hand.errors[0]
+        entry.problems.extend(hand.errors[1:])
         return entry
     count, kongs = hand.tile_count, hand.kong_count
     win_count, rest_count = 14 + kongs, 13 + kongs
@@ -234,81 +214,73 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
             # four alike in the row: a kong not set apart? each reading scored, one tap away
             answer = ask_kong_in_row(dict(hand_dict, win_tile=hand.win_tile), rules, options)
             if answer is not None:
-                return _asked(entry, answer)
+                return entry.ask(answer)
         if count == rest_count and needs_win and hand.win_index is None:
             # the winning tile out of view: what the hand waits on, each scored, one tap away
             answer = ask_missing_tile(hand_dict, rules, options)
             if answer is not None:
-                return _asked(entry, answer)
+                return entry.ask(answer)
         if count < expected:
-            entry["error"] = (f"{count} tiles were found where {expected} are needed for {why}: a tile may be "
+            entry.error = (f"{count} tiles were found where {expected} are needed for {why}: a tile may be "
                               "hidden, cut off at the edge of the photo or not recognised")
         else:
-            entry["error"] = (f"{count} tiles were found, but {why} has {expected}: tiles that are not part of "
+            entry.error = (f"{count} tiles were found, but {why} has {expected}: tiles that are not part of "
                               "the hand may lie in its row")
             # four alike among the concealed tiles: a kong laid in the row, not set apart
             copies = Counter(plain(t) for t in hand.concealed)
             fours = sorted(t for t, n in copies.items() if n == 4)
             if fours and count - expected <= len(fours):
-                entry["error"] += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
+                entry.error += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
                                    "other tiles")
         return entry
     if not won:
         hand_dict["self_drawn"], hand_dict["discarder"] = False, None
-        entry["hand"] = hand_dict
-        entry["result"] = score(hand_dict, rules, options).to_dict()
+        entry.hand, entry.result = hand_dict, score(hand_dict, rules, options).to_dict()
         return entry
     if win_tile is not None:
         if plain(win_tile) not in {plain(t) for t in hand.concealed}:
-            entry["error"] = f"the winning tile {win_tile} is not among the concealed tiles read"
+            entry.error = f"the winning tile {win_tile} is not among the concealed tiles read"
             return entry
         # a red five given as "5p" is the red one when that is all the hand holds
         exact = [t for t in hand.concealed if t == win_tile] or [t for t in hand.concealed
                                                                  if plain(t) == plain(win_tile)]
         hand_dict["win_tile"] = exact[-1] if hand.win_tile is None else hand.win_tile
-        entry["hand"] = hand_dict
-        entry["result"] = score(hand_dict, rules, options).to_dict()
-        if not entry["result"]["valid"] and not context.get("self_drawn") and not context.get("discarder"):
+        entry.hand, entry.result = hand_dict, score(hand_dict, rules, options).to_dict()
+        if not entry.result["valid"] and not context.get("self_drawn") and not context.get("discarder"):
             # the rules need to know how it was won, and nothing said it (the command line
             # without --self-drawn or --discarder): both ways scored, asked where they differ
             answer = ask_win_way(hand_dict, rules, options)
             if answer.get("question"):
-                del entry["hand"], entry["result"]
-                _asked(entry, answer)
+                entry.hand = entry.result = None
+                entry.ask(answer)
             else:
                 if answer.get("note"):
-                    entry["problems"].append(answer.pop("note"))
-                entry["result"] = answer
+                    entry.problems.append(answer.pop("note"))
+                entry.result = answer
         return entry
     # a complete hand with no tile set apart: the score may not depend on which tile won
     answer = ask_win_tile(hand_dict, rules, options)
     taken = answer.pop("win_tile_taken", None)
     if answer.get("question"):
-        return _asked(entry, answer)
-    entry["hand"] = dict(hand_dict, win_tile=taken)
+        return entry.ask(answer)
+    entry.hand = dict(hand_dict, win_tile=taken)
     note = answer.pop("note", None)
-    entry["result"] = answer
-    entry["problems"].append(note or "no tile was set apart as the winning tile, and the hand does not "
+    entry.result = answer
+    entry.problems.append(note or "no tile was set apart as the winning tile, and the hand does not "
                                      "score with any of them")
     return entry
 
 
-def _asked(entry: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-    """The hand entry of a question (rules.win_tile): its sentence, kind and candidates."""
-    entry.update({key: answer[key] for key in ("error", "question", *CANDIDATE_KEYS) if key in answer})
-    return entry
-
-
-def _settle(entries: list[dict], context: dict, rules: str, options: dict | None) -> dict[str, Any]:
+def _settle(entries: list[ScannedHand], context: dict, rules: str, options: dict | None) -> dict[str, Any]:
     """The settlement of a table of four scanned hands (a rule set that settles tables)."""
-    broken = [e["seat"] for e in entries if "hand" not in e]
+    broken = [e.seat for e in entries if e.hand is None]
     if broken:
         return {"error": f"the table cannot be settled: the hand(s) of {', '.join(broken)} could not be read"}
-    seats = [e["seat"] for e in entries]
+    seats = [e.seat for e in entries]
     if sorted(seats) != sorted(WINDS):
         return {"error": f"the table needs one hand per seat E, S, W, N (got {', '.join(seats)})"}
     table = {"rules": rules, "prevalent_wind": context.get("prevalent_wind") or "E",
-             "hands": {e["seat"]: e["hand"] for e in entries}}
+             "hands": {e.seat: e.hand for e in entries}}
     try:
         return rule_set(rules).settle_table(table, options)
     except ValueError as error:  # the rule set's TableError: a sentence

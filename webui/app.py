@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from mahjong_lens.rules.hand import laid_out
 from mahjong_lens.rules.tiles import vocabulary as tile_vocabulary
 from mahjong_lens.rules.tournament import TournamentError
 
@@ -61,6 +62,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     _register_errors(app)
     vocabulary = tile_vocabulary()  # the same for every page: built once
     app.context_processor(lambda: {"tile_vocabulary": vocabulary})
+    app.add_template_filter(laid_out, "laid_out")  # a recorded hand in lists, for the page to draw
     app.before_request(_check_host_and_origin)
     app.before_request(_limit_body)
     app.after_request(_security_headers)

@@ -21,6 +21,7 @@ from typing import Any
 from mahjong_lens.rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
 from mahjong_lens.rules.context import context_from_fields as rules_context
 from mahjong_lens.rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
+from mahjong_lens.rules.hand import HandError, hand_from_dict
 from mahjong_lens.rules.referee import ClaimError, claimed_lines_from, compare_claim
 from mahjong_lens.rules.tiles import WINDS
 from mahjong_lens.rules.win_tile import score_or_ask
@@ -119,6 +120,15 @@ def _rules_name(value: Any) -> str:
     if name not in RULE_SETS:
         raise ServiceError(f"unknown rule set {name!r}: choose one of {', '.join(RULE_SETS)}")
     return name
+
+
+def _written(hand: Any) -> Any:
+    """A hand as the referee log keeps it: in notation (the page sends tiles in lists), the
+    winning tile among the concealed ones; one that cannot be read is kept as it came."""
+    try:
+        return hand_from_dict(hand).to_dict()
+    except HandError:
+        return dict(hand) if isinstance(hand, Mapping) else hand
 
 
 def _safe_name(filename: str | None) -> str:
@@ -239,7 +249,8 @@ class TableAssistant:
         return self._recognizer
 
     def scan_image(self, image: Any, context: dict, rules: str, options: dict | None = None,
-                   name: str = "photo") -> dict[str, Any]:
+                   name: str = "photo") -> Any:
+        """A photo scanned (vision.scan_result.ScanResult); the service's errors in words."""
         scan_module = _vision("scan")
         recognizer = self.recognizer()
         try:
@@ -251,8 +262,8 @@ class TableAssistant:
             raise ServiceError(str(error)) from None
 
     def scan_detections(self, detections: list, width: int, height: int, context: dict,
-                        rules: str, options: dict | None = None, name: str = "photo") -> dict[str, Any]:
-        """The scan of tiles already read (the live feed reads once, lays out per viewer)."""
+                        rules: str, options: dict | None = None, name: str = "photo") -> Any:
+        """The scan (a ScanResult) of tiles already read (the live feed reads once, lays out per viewer)."""
         scan_module = _vision("scan")
         try:
             return scan_module.scan_detections(detections, width, height, context=context,
@@ -284,8 +295,7 @@ class TableAssistant:
             context_fields = _context_object(fields.get("context"))  # a JSON object, like options
         context = context_from_fields(context_fields)
         image = self.decode(data)
-        scan = self.scan_image(image, context, rules, options, name=_safe_name(filename))
-        scan.setdefault("doubtful", [])
+        scan = self.scan_image(image, context, rules, options, name=_safe_name(filename)).to_dict()
         if preview:
             scan["preview"] = _preview(image)
         return scan
@@ -322,7 +332,7 @@ class TableAssistant:
         if payload.get("photo"):
             photo_name = self._keep_photo(payload["photo"])
         differences = compare_claim(claimed, computed)
-        check = self.store.add(rules=rules, hand=dict(hand), options=options, claimed=claimed,
+        check = self.store.add(rules=rules, hand=_written(hand), options=options, claimed=claimed,
                                computed=computed, agree=not differences,
                                differences=differences, photo=photo_name)
         return {"agree": check.agree, "differences": differences, "computed": computed,

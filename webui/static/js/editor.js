@@ -1,6 +1,6 @@
 /* mahjong-lens, editor.js: The hand editor: draws a HandState as tiles; a click asks what a tile should be. */
 import { plain, sortKey, tileElement, tileName } from "./tiles.js";
-import { HandState, meldType, slot } from "./hand.js";
+import { HandState, slot } from "./hand.js";
 import { pickTile } from "./picker.js";
 
 // ------------------------------------------------------------------ the hand editor
@@ -35,7 +35,7 @@ class HandEditor {
       box.append(this.group("in the hand", sortSlots(state.concealed).map((s) => this.tile(s, "concealed")), "concealed"));
     }
     state.melds.forEach((meld, index) => {
-      const label = `${meld.type}${meld.open ? "" : " · concealed"}`;
+      const label = `${meld.type || "set"}${meld.open ? "" : " · concealed"}`;
       const group = this.group(label, meld.tiles.map((s) => this.tile(s, "meld", meld)), `meld ${meld.open ? "open" : "closed"}`);
       if (meld.type === "kong") {
         const toggle = group.querySelector(".group-label");
@@ -77,7 +77,7 @@ class HandEditor {
 
   /** Change, remove or promote one tile (a meld changes as a whole where that is what it means). */
   async edit(s, where, meld = null) {
-    const whole = meld && meld.type !== "chow";
+    const whole = meld && meld.type && meld.type !== "chow";
     const title = where === "dora" ? "Dora indicator" : where === "ura" ? "Ura-dora indicator" : whole ? `Change this ${meld.type}` :
       s.doubtful ? `Is this the ${tileName(s.code).toLowerCase()}?` : `Change the ${tileName(s.code).toLowerCase()}`;
     const answer = await pickTile({
@@ -108,7 +108,7 @@ class HandEditor {
       s.code = answer.code;
       s.doubtful = false;
       s.edited = true;
-      if (meld) meld.type = meldType(meld.tiles.map((t) => t.code), meld.type);
+      if (meld) meld.type = null;  // a chow changed: the server says what its tiles now make
     }
     this.changed();
   }

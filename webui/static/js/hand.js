@@ -1,19 +1,11 @@
 /* mahjong-lens, hand.js: A hand kept client-side: slots for its tiles, melds, winning tile and indicators. */
-import { formatTiles, parseTiles, plain } from "./tiles.js";
+import { plain } from "./tiles.js";
 
 // ------------------------------------------------------------------ the hand, client-side
 
 /* A slot is one tile of the hand: its code, the scan box it came from (if any), and
  * whether the recogniser doubted it or the player changed it. */
 function slot(code, extra = {}) { return { code, scan: null, doubtful: false, edited: false, ...extra }; }
-
-function meldType(codes, previous) {
-  const same = new Set(codes.map(plain)).size === 1;
-  if (codes.length === 4 && same) return "kong";
-  if (codes.length === 3 && same) return "pung";
-  if (codes.length === 3) return "chow";
-  return previous || "chow";
-}
 
 class HandState {
   constructor() {
@@ -26,16 +18,14 @@ class HandState {
     this.scanTiles = [];
   }
 
-  static fromHand(hand) {
+  /** A hand as the server lays it out in lists (rules.hand.Hand.laid_out): the page
+   * never reads notation itself. */
+  static fromLaidOut(hand) {
     const state = new HandState();
-    const concealed = parseTiles(hand.concealed || "");
-    if (hand.win_tile) {
-      const at = concealed.lastIndexOf(hand.win_tile);
-      if (at >= 0) { concealed.splice(at, 1); state.win = slot(hand.win_tile); }
-    }
-    state.concealed = concealed.map((c) => slot(c));
+    state.concealed = (hand.concealed || []).map((c) => slot(c));
+    state.win = hand.win_tile ? slot(hand.win_tile) : null;
     state.melds = (hand.melds || []).map((m, index) => ({
-      type: m.type, open: m.open !== false, tiles: parseTiles(m.tiles).map((c) => slot(c)), index,
+      type: m.type, open: m.open !== false, tiles: (m.tiles || []).map((c) => slot(c)), index,
     }));
     state.dora = (hand.dora_indicators || []).map((c) => slot(c));
     state.ura = (hand.ura_dora_indicators || []).map((c) => slot(c));
@@ -52,21 +42,18 @@ class HandState {
       if (at >= 0) state.win = state.concealed.splice(at, 1)[0];
     }
     (reading.melds || []).forEach((meld, index) => {
-      let codes = faces(meld.tiles || []);
-      if (meld.type === "kong" && codes.length && codes.length < 4) {
-        codes = codes.concat(Array(4 - codes.length).fill(plain(codes[0])));  // the face-down ones
-      }
-      const type = meldType(codes, null);
+      // the meld's tiles as the hand holds them (a kong's face-down tiles named by the server)
+      const codes = meld.hand_tiles || faces(meld.tiles || []);
       if (meld.type === "?" || !codes.length || (codes.length !== 3 && codes.length !== 4)) {
-        state.concealed.push(...codes.map((c) => slot(c)));  // not a set: loose tiles to correct
+        state.concealed.push(...faces(codes).map((c) => slot(c)));  // not a set: loose tiles to correct
         return;
       }
-      state.melds.push({ type, open: meld.open !== false, tiles: codes.map((c) => slot(c)), index });
+      state.melds.push({ type: meld.type, open: meld.open !== false, tiles: codes.map((c) => slot(c)), index });
     });
     return state;
   }
 
-  /** The state of one hand of a scan: its hand when it built one, else what it read. */
+  /** The state of one hand of a scan: what it read (with the winning tile the scan took). */
   static fromScan(scan, entryNumber = null) {
     const entries = scan.hands || null;
     let number = entryNumber;
@@ -80,11 +67,10 @@ class HandState {
     }
     const entry = entries ? entries[number] || {} : scan;
     let state;
-    if (entry.hand) {
-      state = HandState.fromHand(entry.hand);
-    } else if (entry.reading) {
+    if (entry.reading) {
       state = HandState.fromReading(entry.reading);
       state.dora = (scan.dora_indicators || []).map((c) => slot(c));
+      state.ura = ((entry.hand || {}).ura_dora_indicators || []).map((c) => slot(c));
     } else {
       state = new HandState();
       state.concealed = (scan.tiles || []).filter((t) => !t.face_down).map((t) => slot(t.tile));
@@ -135,9 +121,11 @@ class HandState {
     const concealed = this.concealed.map((s) => s.code);
     if (this.win) concealed.push(this.win.code);
     const won = Boolean(this.win) && !context.no_win;
+    // tiles go as lists (the server reads them as notation would be); a meld's type is the
+    // server's to infer when a change of its tiles left it open to question (type null)
     const hand = {
-      concealed: formatTiles(concealed),
-      melds: this.melds.map((m) => ({ type: m.type, tiles: formatTiles(m.tiles.map((s) => s.code)), open: m.open })),
+      concealed,
+      melds: this.melds.map((m) => ({ ...(m.type ? { type: m.type } : {}), tiles: m.tiles.map((s) => s.code), open: m.open })),
       win_tile: won ? this.win.code : null,
       seat_wind: context.seat_wind || "E",
       prevalent_wind: context.prevalent_wind || "E",
@@ -153,4 +141,4 @@ class HandState {
   }
 }
 
-export { HandState, meldType, slot };
+export { HandState, slot };

@@ -3,8 +3,6 @@
  * plus the player's corrections) and asks the server for the score after every change: the
  * rules live on the server only. */
 import { $$ } from "./dom.js";
-import { formatTiles, parseTiles } from "./tiles.js";
-import { HandState } from "./hand.js";
 import { photoPage } from "./page-photo.js";
 import { livePage } from "./page-live.js";
 import { tablePage } from "./page-table.js";
@@ -17,5 +15,4 @@ for (const form of $$("form:not([method=dialog]):not([data-native])")) form.addE
 const pages = { photo: photoPage, live: livePage, table: tablePage, referee: refereePage };
 const page = pages[document.body.dataset.page];
 if (page) page();
-window.mahjongLens = { parseTiles, formatTiles, HandState };
 

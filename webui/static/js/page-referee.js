@@ -9,8 +9,9 @@ import { sortSlots } from "./editor.js";
 function refereePage() {
   for (const cell of $$("[data-hand]")) {
     try {
-      const hand = JSON.parse(cell.dataset.hand);
-      const state = HandState.fromHand(hand);
+      const hand = JSON.parse(cell.dataset.hand);  // laid out in lists by the server (null: unreadable)
+      if (!hand) continue;
+      const state = HandState.fromLaidOut(hand);
       for (const s of [...sortSlots(state.concealed), ...state.melds.flatMap((m) => m.tiles), ...(state.win ? [state.win] : [])]) {
         cell.append(tileElement(s.code, { classes: s === state.win ? ["win"] : [] }));
       }

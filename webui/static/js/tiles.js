@@ -13,41 +13,9 @@ const HONOURS = {
   "5z": ["", "dragon"], "6z": ["G", "dragon"], "7z": ["R", "dragon"],
 };
 
-function parseTiles(text) {
-  const compact = String(text || "").replace(/\s+/g, "");
-  const tiles = [];
-  const pattern = /(\d+)([mpszf])/gy;
-  let match;
-  let end = 0;
-  while ((match = pattern.exec(compact)) !== null) {
-    for (const digit of match[1]) tiles.push(digit + match[2]);
-    end = pattern.lastIndex;
-  }
-  if (end !== compact.length) throw new Error(`cannot read "${compact.slice(end)}"`);
-  return tiles;
-}
-
-const SUIT_ORDER = "mpszf";
-function sortKey(tile) {
-  const n = tile[0] === "0" ? 5.5 : Number(tile[0]);
-  return SUIT_ORDER.indexOf(tile[1]) * 10 + n;
-}
-function sortTiles(tiles) { return [...tiles].sort((a, b) => sortKey(a) - sortKey(b)); }
-
-function formatTiles(tiles) {
-  let out = "";
-  let last = "";
-  for (const tile of sortTiles(tiles)) {
-    // "10m" would read as ten: a red five after a 1 starts a new group
-    if (last && last[1] === tile[1] && !(tile[0] === "0" && last[0] === "1")) {
-      out = out.slice(0, -1) + tile;
-    } else {
-      out += tile;
-    }
-    last = tile;
-  }
-  return out;
-}
+// the order tiles are shown in, as the server sorts them (rules.tiles.sort_key)
+const ORDER = new Map((VOCABULARY.order || []).map((code, index) => [code, index]));
+function sortKey(tile) { return ORDER.has(tile) ? ORDER.get(tile) : ORDER.size; }
 
 function plain(tile) { return tile[0] === "0" ? "5" + tile[1] : tile; }
 
@@ -98,4 +66,4 @@ function tileElement(code, { onClick = null, classes = [], label = null } = {}) 
   return element;
 }
 
-export { WINDS, WIND_NAMES, formatTiles, parseTiles, plain, shortName, sortKey, tileElement, tileName };
+export { WINDS, WIND_NAMES, plain, shortName, sortKey, tileElement, tileName };
