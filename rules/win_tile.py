@@ -9,14 +9,14 @@ and `scan` all ask through here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .decompose import hand_waits
-from .hand import Hand, HandError, expected_tile_count, hand_from_dict
+from .hand import Hand, HandError, Meld, SetType, expected_tile_count, hand_from_dict
 from .registry import score
 from .result import Result, invalid
-from .tiles import WIND_NAMES, WINDS, format_tiles, is_bonus, plain, sort_key, tile_name
+from .tiles import WIND_NAMES, WINDS, is_bonus, plain, sort_key, tile_name
 
 # the keys of a question's candidates, whichever the question (the scan copies them through)
 CANDIDATE_KEYS = ("win_candidates", "kong_candidates", "way_candidates")
@@ -34,33 +34,37 @@ class WinCandidate:
                 "valid": self.result.valid, "error": self.result.error or None}
 
 
-def _won_tiles_short(hand: Mapping[str, Any]) -> tuple[int, Hand] | None:
+def as_hand(hand: Hand | Mapping[str, Any]) -> Hand:
+    """The hand, parsed once where it came as JSON (every trial below is a Hand changed with
+    dataclasses.replace, not a dict parsed again). Raises HandError."""
+    return hand if isinstance(hand, Hand) else hand_from_dict(hand)
+
+
+def _won_tiles_short(hand: Hand) -> int | None:
     """For a hand said to be won (self-drawn, or a discarder named): how many tiles it lacks
-    of a winning hand (0: complete, -1: one too many), and the hand as parsed; None for a
-    hand not said to be won or not readable (the scorer says why)."""
-    if not isinstance(hand, Mapping) or not (hand.get("self_drawn") is True or hand.get("discarder")):
+    of a winning hand (0: complete, -1: one too many); None for a hand not said to be won."""
+    if not (hand.self_drawn or hand.discarder is not None):
         return None
+    playing = [t for t in hand.all_tiles if not is_bonus(t)]
+    return expected_tile_count(hand, winning=True) - len(playing)
+
+
+def _short_of_a_win(hand: Hand | Mapping[str, Any]) -> int | None:
+    """How many tiles a hand said to be won, with no winning tile marked, lacks of a win."""
     try:
-        parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
+        hand = as_hand(hand)
     except HandError:
         return None
-    playing = [t for t in parsed.all_tiles if not is_bonus(t)]
-    return expected_tile_count(parsed, winning=True) - len(playing), parsed
+    return _won_tiles_short(hand) if hand.win_tile is None else None
 
 
-def _short_of_a_win(hand: Mapping[str, Any]) -> int | None:
-    """How many tiles a hand said to be won, with no winning tile marked, lacks of a win."""
-    counted = _won_tiles_short(hand) if hand.get("win_tile") is None else None
-    return counted[0] if counted else None
-
-
-def lacks_win_tile(hand: Mapping[str, Any]) -> bool:
+def lacks_win_tile(hand: Hand | Mapping[str, Any]) -> bool:
     """True for a hand said to be won that holds a winning hand's number of tiles but marks
     no winning tile."""
     return _short_of_a_win(hand) == 0
 
 
-def lacks_a_tile(hand: Mapping[str, Any]) -> bool:
+def lacks_a_tile(hand: Hand | Mapping[str, Any]) -> bool:
     """True for a hand said to be won that is one tile short: the winning tile is not in the
     photo (hidden, cut off, or not yet laid down)."""
     return _short_of_a_win(hand) == 1
@@ -72,17 +76,16 @@ def _question(rules: str, kind: str, error: str, **candidates: Any) -> dict[str,
     return invalid(rules, error, winning=True, question=kind, **candidates).to_dict()
 
 
-def win_candidates(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+def win_candidates(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                    ) -> list[WinCandidate]:
     """Each distinct concealed tile as the winning tile, scored: valid results first, the
     highest score first, then in tile order."""
-    parsed = hand_from_dict({**hand, "win_tile": None, "self_drawn": False, "discarder": None})
+    hand = as_hand(hand)
     candidates = []
-    for tile in sorted(dict.fromkeys(parsed.concealed), key=sort_key):
+    for tile in sorted(dict.fromkeys(hand.concealed), key=sort_key):
         if is_bonus(tile):
             continue
-        trial = {**hand, "win_tile": tile}
-        candidates.append(WinCandidate(tile, score(trial, rules, dict(options or {}))))
+        candidates.append(WinCandidate(tile, score(replace(hand, win_tile=tile), rules, dict(options or {}))))
     return sorted(candidates, key=lambda c: (not c.result.valid, -c.result.points, sort_key(c.tile)))
 
 
@@ -108,13 +111,16 @@ def _waits(candidates: list[WinCandidate]) -> str:
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " or " + named[-1]
 
 
-def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+def score_or_ask(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                  ) -> dict[str, Any]:
     """The result (as JSON) of a hand, asking for the winning tile only when that changes the
     score: {"question": "win_tile", "win_candidates": [...], ...} then."""
-    counted = _won_tiles_short(hand)
-    short, parsed = counted if counted else (None, None)
-    marked = hand.get("win_tile") is not None
+    try:
+        hand = as_hand(hand)  # parsed once; every trial below is this hand changed
+    except HandError:
+        return score(hand, rules, dict(options or {})).to_dict()  # the scorer says why, in words
+    short = _won_tiles_short(hand)
+    marked = hand.win_tile is not None
     answer = None
     if short == 0 and not marked:
         return ask_win_tile(hand, rules, options)
@@ -125,40 +131,37 @@ def score_or_ask(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
     if answer is not None:
         return answer
     if short and not marked:  # said to be won, no winning tile marked, and not a winning hand's tile count
-        expected = expected_tile_count(parsed, winning=True)
-        count = expected - short
+        expected = expected_tile_count(hand, winning=True)
         advice = ("a tile may be missing from the hand: add it" if short > 0 else
                   "remove the tiles that are not part of the hand (or lay a kong apart)")
-        return invalid(rules, f"{count} tiles, but a winning hand with {parsed.kong_count} kong(s) has "
-                              f"{expected}: {advice}", winning=True).to_dict()
-    if hand.get("win_tile") is None:  # how a hand was won means nothing without the win
-        hand = {**hand, "self_drawn": False, "discarder": None}
-    return score(dict(hand), rules, dict(options or {})).to_dict()
+        return invalid(rules, f"{expected - short} tiles, but a winning hand with {hand.kong_count} kong(s) "
+                              f"has {expected}: {advice}", winning=True).to_dict()
+    if not marked:  # how a hand was won means nothing without the win
+        hand = replace(hand, self_drawn=False, discarder=None)
+    return score(hand, rules, dict(options or {})).to_dict()
 
 
-def ask_kong_in_row(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+def ask_kong_in_row(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                     ) -> dict[str, Any] | None:
     """A won hand one tile too many that holds four alike among its concealed tiles: a kong
     laid in the row instead of set apart.  Each such four as a concealed or an open kong,
     scored (or, where the winning tile is still to be chosen, its best score), as a question
     ("kong_in_row"); None when no four makes the hand score."""
-    parsed = hand_from_dict({**hand, "self_drawn": False, "discarder": None})
+    hand = as_hand(hand)
     copies: dict[str, list[str]] = {}
-    for tile in parsed.concealed:
+    for tile in hand.concealed:
         copies.setdefault(plain(tile), []).append(tile)
-    win = hand.get("win_tile")
     candidates = []
     for kind, four in sorted(copies.items(), key=lambda item: sort_key(item[0])):
         if len(four) != 4:
             continue
-        rest = list(parsed.concealed)
+        rest = list(hand.concealed)
         for tile in four:
             rest.remove(tile)
         for is_open in (False, True):
-            trial = {**hand, "concealed": format_tiles(rest),
-                     "melds": [*(hand.get("melds") or []), {"type": "kong", "tiles": format_tiles(four), "open": is_open}]}
-            if win is not None and plain(win) == kind:  # no win completes a kong: the four were
-                trial["win_tile"] = None                 # a kong, the winning tile another one
+            trial = replace(hand, concealed=tuple(rest), melds=(*hand.melds, Meld(SetType.KONG, tuple(four), is_open)))
+            if hand.win_tile is not None and plain(hand.win_tile) == kind:  # no win completes a kong: the
+                trial = replace(trial, win_tile=None)                        # four were a kong, the winning tile another
             answer = score_or_ask(trial, rules, options)
             if answer.get("valid") and answer.get("winning"):
                 points, then = answer["points"], None
@@ -178,16 +181,16 @@ def ask_kong_in_row(hand: Mapping[str, Any], rules: str, options: Mapping[str, A
                      kong_candidates=candidates)
 
 
-def ask_win_way(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+def ask_win_way(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                 ) -> dict[str, Any]:
     """A hand won on a known tile that says neither self-drawn nor who discarded: both ways
     scored (the discard from the player before the winner: only who pays depends on who it
     was).  The score where both agree (a note says so), the rules' own answer where one way is
     no win, else the question "win_way"."""
-    seat = hand.get("seat_wind") if hand.get("seat_wind") in WINDS else "E"
-    before = WINDS[(WINDS.index(seat) - 1) % 4]  # play runs E, S, W, N: who discards to the winner
-    drawn = score({**hand, "self_drawn": True, "discarder": None}, rules, dict(options or {}))
-    discard = score({**hand, "self_drawn": False, "discarder": before}, rules, dict(options or {}))
+    hand = as_hand(hand)
+    before = WINDS[(WINDS.index(hand.seat_wind) - 1) % 4]  # play runs E, S, W, N: who discards to the winner
+    drawn = score(replace(hand, self_drawn=True, discarder=None), rules, dict(options or {}))
+    discard = score(replace(hand, self_drawn=False, discarder=before), rules, dict(options or {}))
     if not (drawn.valid and discard.valid):
         # one way is no win at all (a false Mahjong): that is the referee's to know, not to
         # guess; the answer is that way's, and a note says what the other way scores
@@ -209,15 +212,15 @@ def ask_win_way(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] 
                                      {"way": "discard", "discarder": before, "points": discard.points}])
 
 
-def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+def ask_missing_tile(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                      ) -> dict[str, Any] | None:
     """A won hand one tile short, its winning tile not in view: the tiles it waits on, each
     scored as the winning tile, as a question ("missing_win_tile"); None when it waits on
     none (then it is not one tile from a win)."""
-    parsed = hand_from_dict({**hand, "win_tile": None, "self_drawn": False, "discarder": None})
+    hand = as_hand(hand)
     candidates = []
-    for tile in hand_waits(parsed):
-        trial = {**hand, "concealed": format_tiles([*parsed.concealed, tile]), "win_tile": tile}
+    for tile in hand_waits(replace(hand, win_tile=None)):
+        trial = replace(hand, concealed=(*hand.concealed, tile), win_tile=tile)
         candidates.append(WinCandidate(tile, score(trial, rules, dict(options or {}))))
     valid = sorted((c for c in candidates if c.result.valid),
                    key=lambda c: (-c.result.points, sort_key(c.tile)))
@@ -228,10 +231,11 @@ def ask_missing_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, 
                      win_candidates=[c.to_dict() for c in valid])
 
 
-def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+def ask_win_tile(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                  ) -> dict[str, Any]:
     """A won hand with no winning tile marked: the score when every candidate gives the same
     (``win_tile_taken`` and a ``note`` say which was taken), else the question."""
+    hand = as_hand(hand)
     candidates = win_candidates(hand, rules, options)
     valid = [c for c in candidates if c.result.valid]
     if valid and len({c.result.points for c in valid}) == 1:
@@ -243,7 +247,7 @@ def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
         answer["win_tile_taken"] = chosen.tile
         return answer
     if not valid:
-        answer = candidates[0].result.to_dict() if candidates else score(dict(hand), rules).to_dict()
+        answer = candidates[0].result.to_dict() if candidates else score(hand, rules).to_dict()
         if candidates:
             answer["win_tile_taken"] = candidates[0].tile
         answer["error"] = ("no winning tile was marked, and the hand does not score with any of its "
@@ -252,4 +256,3 @@ def ask_win_tile(hand: Mapping[str, Any], rules: str, options: Mapping[str, Any]
     return _question(rules, "win_tile", f"which tile completed the hand? The score depends on it "
                                         f"({_by_points(valid)})",
                      win_candidates=[c.to_dict() for c in valid])
-

@@ -12,11 +12,13 @@ wrong, and which tiles are doubtful, instead of guessing.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
 
 from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
+from mahjong_lens.rules.hand import HandError, hand_from_dict
 from mahjong_lens.rules.registry import rule_set, score
 from mahjong_lens.rules.tiles import WINDS, format_tiles, plain, tile_name
 from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile, ask_win_way
@@ -203,6 +205,11 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         **{k: v for k, v in context.items() if k != "win_tile"},
         "win_tile": None,
     }
+    try:
+        parsed = hand_from_dict(hand_dict)  # read once: every answer below is this hand changed
+    except HandError:  # the scorer says why, in words
+        entry.hand, entry.result = hand_dict, score(hand_dict, rules, options).to_dict()
+        return entry
     if count == win_count:
         won = True
     elif count == rest_count and not needs_win and hand.win_index is None:
@@ -212,30 +219,31 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         why = ("a winning hand" + kong_words) if expected == win_count else ("a hand" + kong_words)
         if count == win_count + 1 and needs_win:
             # four alike in the row: a kong not set apart? each reading scored, one tap away
-            answer = ask_kong_in_row(dict(hand_dict, win_tile=hand.win_tile), rules, options)
+            answer = ask_kong_in_row(replace(parsed, win_tile=hand.win_tile), rules, options)
             if answer is not None:
                 return entry.ask(answer)
         if count == rest_count and needs_win and hand.win_index is None:
             # the winning tile out of view: what the hand waits on, each scored, one tap away
-            answer = ask_missing_tile(hand_dict, rules, options)
+            answer = ask_missing_tile(parsed, rules, options)
             if answer is not None:
                 return entry.ask(answer)
         if count < expected:
             entry.error = (f"{count} tiles were found where {expected} are needed for {why}: a tile may be "
-                              "hidden, cut off at the edge of the photo or not recognised")
+                           "hidden, cut off at the edge of the photo or not recognised")
         else:
             entry.error = (f"{count} tiles were found, but {why} has {expected}: tiles that are not part of "
-                              "the hand may lie in its row")
+                           "the hand may lie in its row")
             # four alike among the concealed tiles: a kong laid in the row, not set apart
             copies = Counter(plain(t) for t in hand.concealed)
             fours = sorted(t for t, n in copies.items() if n == 4)
             if fours and count - expected <= len(fours):
                 entry.error += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
-                                   "other tiles")
+                                "other tiles")
         return entry
     if not won:
         hand_dict["self_drawn"], hand_dict["discarder"] = False, None
-        entry.hand, entry.result = hand_dict, score(hand_dict, rules, options).to_dict()
+        entry.hand = hand_dict
+        entry.result = score(replace(parsed, self_drawn=False, discarder=None), rules, options).to_dict()
         return entry
     if win_tile is not None:
         if plain(win_tile) not in {plain(t) for t in hand.concealed}:
@@ -245,11 +253,12 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         exact = [t for t in hand.concealed if t == win_tile] or [t for t in hand.concealed
                                                                  if plain(t) == plain(win_tile)]
         hand_dict["win_tile"] = exact[-1] if hand.win_tile is None else hand.win_tile
-        entry.hand, entry.result = hand_dict, score(hand_dict, rules, options).to_dict()
+        parsed = replace(parsed, win_tile=hand_dict["win_tile"])
+        entry.hand, entry.result = hand_dict, score(parsed, rules, options).to_dict()
         if not entry.result["valid"] and not context.get("self_drawn") and not context.get("discarder"):
             # the rules need to know how it was won, and nothing said it (the command line
             # without --self-drawn or --discarder): both ways scored, asked where they differ
-            answer = ask_win_way(hand_dict, rules, options)
+            answer = ask_win_way(parsed, rules, options)
             if answer.get("question"):
                 entry.hand = entry.result = None
                 entry.ask(answer)
@@ -259,7 +268,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 entry.result = answer
         return entry
     # a complete hand with no tile set apart: the score may not depend on which tile won
-    answer = ask_win_tile(hand_dict, rules, options)
+    answer = ask_win_tile(parsed, rules, options)
     taken = answer.pop("win_tile_taken", None)
     if answer.get("question"):
         return entry.ask(answer)
