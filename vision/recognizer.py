@@ -67,19 +67,12 @@ LYING_SHARE = 0.3
 # where the tiles the detector finds are small (median short side below SMALL_TILE px in the
 # photo scaled to 640 px), or it finds none, it looks again at the photo at CLOSE_LOOK_SIZE
 # px and keeps that look: a camera over a whole table sees tiles of 15-25 px, which a look
-# at 416 px misses (synthetic scenes of a table 0.462 / 0.795 -> 0.497 / 0.809); `valid/`
-# and the development photos read as before.  At 32 px, synthetic scenes 0.566 / 0.825, but
-# six `valid/` hands on the table taken from further off find their unlabelled discards too
-# (precision 0.943 -> 0.915; the hands read the same); every photo at 640 px: 0.580 / 0.814
-# on synthetic scenes, `valid/` 0.972 / 0.946, hands 58 of 73 read (60)
+# at 416 px misses (the measurements behind both: models/README.md, "Reading thresholds")
 SMALL_TILE = 28.0
 CLOSE_LOOK_SIZE = 640
 # a box the detector is unsure of (confidence below the first) whose face the classifiers
-# cannot name either (likeliest class below the second) is dropped: on 540 real photos
-# (`valid/` and the development split) such boxes were 16 false readings (dice, the table's
-# centre, part of a tile at the photo's edge) and 1 tile read right; synthetic hands read
-# exactly 12 -> 14 of 60, synthetic scenes 0.465 / 0.766 -> 0.462 / 0.795.  (0.45, 0.5) drops
-# 26 false readings but costs synthetic scenes 0.012 of recall and a development hand its flower
+# cannot name either (likeliest class below the second) is dropped: such boxes are nearly
+# all dice, the table's centre or part of a tile at the photo's edge (model card, same section)
 UNSURE_BOX = (0.4, 0.5)
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
     """The image size a YOLO model was trained at (a detector's photos, a classifier's
