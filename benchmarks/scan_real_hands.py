@@ -61,7 +61,7 @@ def _outcome(detections, image, rules: str) -> str:
     else:
         entry = max(scan.hands, key=lambda e: len(e.tiles))
         if entry.question:
-            return f"question: which tile won ({entry.question})"
+            return f"one question ({entry.question})"
         if (entry.result or {}).get("valid") and not entry.error:
             return "score"
         reason = entry.error or (entry.result or {}).get("error") or scan.error or "?"

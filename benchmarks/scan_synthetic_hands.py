@@ -4,6 +4,9 @@ the hand found with the hand that was rendered.
     python benchmarks/scan_synthetic_hands.py                  # 60 hands in clear view, seed 2000
     python benchmarks/scan_synthetic_hands.py --count 200 --model /tmp/cand
     python benchmarks/scan_synthetic_hands.py --min-elevation 70 --show 10
+    python benchmarks/scan_synthetic_hands.py --turn 90          # the photo turned a quarter
+    python benchmarks/scan_synthetic_hands.py --turn 30 --rows 2 # at 30 degrees, hands in two rows
+    python benchmarks/scan_synthetic_hands.py --truth            # the layout alone, on the true boxes
 
 `datasets/synth.py` renders a table scene around one player's revealed hand (melds,
 sideways called tiles, face-down kong tiles, a winning tile set apart, flowers) in one of
@@ -24,10 +27,13 @@ their camera's elevation and the tiles' size in the photo.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,12 +46,32 @@ from mahjong_lens.vision.layout import HandLayout, find_layout  # noqa: E402
 def reading_tiles(reading: tuple) -> Counter:
     """Every tile of a hand's reading (concealed tiles, the melds' tiles) as a multiset."""
     concealed, _, melds = reading
-    return Counter(list(concealed) + [tile for _, _, tiles in melds for tile in parse_tiles(tiles)])
+    return Counter(list(concealed) + [tile for _, _, tiles in melds if tiles for tile in parse_tiles(tiles)])
 
 
-def hand_found(scene: synth.SceneResult, hand_meta: dict, detections: list) -> HandLayout | None:
+def turned(image: np.ndarray, boxes: list, degrees: float) -> tuple[np.ndarray, list]:
+    """The photo turned counter-clockwise by ``degrees`` on a canvas that holds all of it, and
+    the labelled boxes where their tiles now lie (each the upright box round its turned corners)."""
+    import cv2
+    height, width = image.shape[:2]
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    out_w, out_h = int(round(height * sin + width * cos)), int(round(height * cos + width * sin))
+    matrix[0, 2] += out_w / 2 - width / 2
+    matrix[1, 2] += out_h / 2 - height / 2
+    picture = cv2.warpAffine(image, matrix, (out_w, out_h), borderMode=cv2.BORDER_REPLICATE)
+    moved = []
+    for b in boxes:
+        x1, y1, x2, y2 = b.box
+        corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]]) @ matrix.T
+        (a1, c1), (a2, c2) = corners.min(axis=0), corners.max(axis=0)
+        moved.append(dataclasses.replace(b, box=(float(a1), float(c1), float(a2), float(c2))))
+    return picture, moved
+
+
+def hand_found(boxes: list, hand_meta: dict, detections: list) -> HandLayout | None:
     """The layout's hand that holds most of the rendered hand's tiles (by box centre)."""
-    mine = [b.box for b in scene.boxes if b.player == hand_meta["player"] and b.group in ("concealed", "win", "meld")]
+    mine = [b.box for b in boxes if b.player == hand_meta["player"] and b.group in ("concealed", "win", "meld")]
 
     def inside(detection) -> bool:
         x, y = detection.center
@@ -65,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="folder of the recogniser weights (default: models/)")
     parser.add_argument("--min-elevation", type=float, default=55.0, help="degrees above the table")
     parser.add_argument("--show", type=int, default=8, help="list this many misread hands")
+    parser.add_argument("--turn", type=float, default=0.0, help="turn each photo by this many degrees")
+    parser.add_argument("--rows", type=int, choices=(1, 2), default=1,
+                        help="the hand's concealed tiles in one row or two, one behind the other")
+    parser.add_argument("--truth", action="store_true",
+                        help="lay out the true boxes (every labelled tile read right): the layout alone")
     args = parser.parse_args(argv)
     import cv2
     from mahjong_lens.datasets.art import load_styles
@@ -74,14 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as error:
         print(f"no tile art, no synthetic hands ({error})")
         return 1
-    reader = load_recognizer(args.model)
+    from mahjong_lens.vision.detections import TileDetection
+    reader = None if args.truth else load_recognizer(args.model)
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     held = wanted = right = 0
     misread: list[str] = []
     seconds = 0.0
     index = done = 0
     while done < args.count:
-        scene = synth.render_scene_full(synth.scene_rng(args.seed, index), args.size, styles=styles, kind="hand")
+        scene = synth.render_scene_full(synth.scene_rng(args.seed, index), args.size, styles=styles, kind="hand",
+                                        concealed_rows=args.rows)
         index += 1
         hand_meta = scene.meta["hands"][0]
         if not synth.clear_view(scene, hand_meta, min_elevation=args.min_elevation):
@@ -89,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         done += 1
         ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
         image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        boxes = scene.boxes
+        if args.turn:
+            image, boxes = turned(image, boxes, args.turn)
         started = time.perf_counter()
-        detections = reader.detect(image)
-        hand = hand_found(scene, hand_meta, detections)
+        detections = ([TileDetection(b.tile, b.box, 1.0) for b in boxes] if reader is None
+                      else reader.detect(image))
+        hand = hand_found(boxes, hand_meta, detections)
         seconds += time.perf_counter() - started
         expected = synth.expected_reading(hand_meta)
         expected_tiles = reading_tiles(expected)
@@ -118,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
                            + ("" if not tiles_ok else ", tiles right, melds or winning tile not"))
         print(f"\r  {done}/{args.count} hands ({index} scenes rendered)", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    print(f"synthetic hands in clear view (seed {args.seed}, camera >= {args.min_elevation:g} deg above the table)")
+    print(f"synthetic hands in clear view (seed {args.seed}, camera >= {args.min_elevation:g} deg above the table"
+          f"{f', turned {args.turn:g} deg' if args.turn else ''}{', in two rows' if args.rows == 2 else ''}"
+          f"{', the true boxes laid out' if args.truth else ''})")
     print(f"  {'':<26} {'hands':>6} {'tiles right':>12} {'read exactly':>13}")
     for key in sorted(tally, key=lambda k: (k != "all", k)):
         n, tiles_ok, exact = tally[key]

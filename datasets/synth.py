@@ -315,8 +315,10 @@ class Builder:
 
     # -- a player's whole hand ----------------------------------------------
     def hand(self, frame: Frame, wall: Wall, *, player: int, standing: bool, revealed: bool, melds_where: str,
-             complete: bool, flowers: int, n_melds: int) -> list[int]:
-        """Concealed row (with the winning tile apart), melds and flowers of one seat."""
+             complete: bool, flowers: int, n_melds: int, concealed_rows: int = 1) -> list[int]:
+        """Concealed row (with the winning tile apart), melds and flowers of one seat.
+        ``concealed_rows=2``: a hand lying open laid in two rows, one behind the other (the
+        second ends with the winning tile apart)."""
         rng = self.rng
         W, H, T = self.W, self.H, self.T
         melds = []
@@ -346,7 +348,17 @@ class Builder:
         beside = melds_where == "right"
         total = row_w + ((rng.uniform(0.8, 2.5) * W + meld_w) if beside and melds else 0)
         x = -total / 2
-        idx, x = self.row(frame, conc, x, 0.0, standing=standing, gap=gap, lean=lean, player=player, face_up=face_up)
+        y_row = 0.0  # the front edge of the row the winning tile ends
+        if concealed_rows == 2 and not standing and len(conc) >= 4:
+            split = (len(conc) + 1) // 2
+            idx, _ = self.row(frame, conc[:split], x, 0.0, standing=False, gap=gap, player=player, face_up=face_up)
+            y_row = H + float(rng.uniform(0.05, 0.4)) * W  # the second row, behind the first
+            more, x = self.row(frame, conc[split:], x + float(rng.uniform(-0.3, 0.3)) * W, y_row, standing=False,
+                               gap=gap, player=player, face_up=face_up, start_index=split)
+            idx += more
+        else:
+            idx, x = self.row(frame, conc, x, 0.0, standing=standing, gap=gap, lean=lean, player=player,
+                              face_up=face_up)
         if win:
             x += rng.uniform(0.25, 0.9) * W
             if standing and rng.random() < 0.2:  # winning tile laid down in front of the rack
@@ -356,7 +368,8 @@ class Builder:
                 k = self.stand(frame, x + W / 2, T / 2, win, lean=lean, group="win", player=player, index=len(conc))
                 x += W
             else:
-                k = self.lie(frame, x + W / 2, H / 2, win, face_up=face_up, group="win", player=player, index=len(conc))
+                k = self.lie(frame, x + W / 2, y_row + H / 2, win, face_up=face_up, group="win", player=player,
+                             index=len(conc))
                 x += W
             idx.append(k)
         meld_out = []
@@ -366,7 +379,7 @@ class Builder:
             my = 0.0 if not standing else rng.uniform(-0.2, 0.5) * H
         else:  # in front, towards the middle of the table
             mx = -total / 2 + rng.uniform(-0.5, 1.0) * W
-            my = depth + rng.uniform(0.3, 1.2) * H
+            my = y_row + depth + rng.uniform(0.3, 1.2) * H
         for mi, (kind, tiles) in enumerate(melds):
             called = int(rng.integers(0, len(tiles)))  # whose discard: left, across or right
             added = kind == "kong" and rng.random() < 0.3  # the fourth tile laid on the called one
@@ -437,8 +450,9 @@ def _uniform_faces(rng, style: Style, n: int) -> list[str]:
     return [names[int(i)] for i in rng.integers(0, len(names), n)]
 
 
-def build_scene(rng: np.random.Generator, style: Style, kind: str) -> tuple[Builder, dict]:
-    """Lay out the tiles of one scene; returns the builder and camera hints."""
+def build_scene(rng: np.random.Generator, style: Style, kind: str, concealed_rows: int = 1) -> tuple[Builder, dict]:
+    """Lay out the tiles of one scene; returns the builder and camera hints (``concealed_rows``:
+    the photographer's hand in one row or two)."""
     W = float(rng.uniform(24, 31))
     H = W * float(rng.uniform(1.3, 1.42))
     T = W * float(rng.uniform(0.6, 0.85))
@@ -455,7 +469,8 @@ def build_scene(rng: np.random.Generator, style: Style, kind: str) -> tuple[Buil
             b.ckong_down = (True, True, True, True)
         idx = b.hand(seat0, wall, player=0, standing=standing, revealed=not standing or rng.random() < 0.5,
                      melds_where="right" if rng.random() < 0.6 else "front", complete=rng.random() < 0.75,
-                     flowers=int(rng.integers(0, 4)) if chinese else 0, n_melds=n_melds)
+                     flowers=int(rng.integers(0, 4)) if chinese else 0, n_melds=n_melds,
+                     concealed_rows=concealed_rows)
         b.focus += idx
         if not standing and rng.random() < 0.2:
             # two hands laid open face to face (scoring every hand after a game)
@@ -567,13 +582,15 @@ def render_scene_full(
     style: str | None = None,
     kind: str | None = None,
     effects: bool = True,
+    concealed_rows: int = 1,
 ) -> SceneResult:
     """Render one photo; returns the image, the labelled boxes, every tile and the scene metadata.
 
     ``size`` is the output size (an int for a square, or (width, height)). ``styles``
     defaults to every style of the shared art folder; ``style`` picks one by name,
     ``kind`` one of ``hand``, ``table``, ``scatter``, ``tray``. ``effects=False``
-    leaves out light, blur and noise (clean renders for debugging).
+    leaves out light, blur and noise (clean renders for debugging). ``concealed_rows=2`` lays
+    the photographer's open hand in two rows.
     """
     if styles is None:
         styles = load_styles()
@@ -590,7 +607,7 @@ def render_scene_full(
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
     out_w, out_h = (size, size) if isinstance(size, int) else size
-    builder, hints = build_scene(rng, st, kind)
+    builder, hints = build_scene(rng, st, kind, concealed_rows)
     # ---- canvas: most photos fill the frame; some are letterboxed or stretched like the real sets
     cw, ch, ox, oy = out_w, out_h, 0, 0
     pad = None

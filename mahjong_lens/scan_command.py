@@ -151,6 +151,10 @@ def summary(scan: ScanResult) -> str:
             drawn, discard = entry.candidates["way_candidates"]
             lines.append(f"    self-drawn or a discard? self-drawn {drawn['points']}, on a discard "
                          f"{discard['points']} points; give --self-drawn or --discarder")
+        elif entry.question == "not_won":
+            lost = entry.candidates["way_candidates"][0]
+            lines.append(f"    did the hand win? As a hand that did not win it scores {lost['points']} points; "
+                         "leave out --self-drawn and --discarder to score it so")
         elif entry.question == "kong_in_row":
             lines.append("    four alike in the row: a kong? " + ", ".join(
                 f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}"

@@ -14,7 +14,7 @@ from typing import Any
 
 from .decompose import hand_waits
 from .hand import Hand, HandError, Meld, SetType, expected_tile_count, hand_from_dict
-from .registry import score
+from .registry import rule_set, score
 from .result import Result, invalid
 from .tiles import WIND_NAMES, WINDS, is_bonus, plain, sort_key, tile_name
 
@@ -134,8 +134,8 @@ def score_or_ask(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
         expected = expected_tile_count(hand, winning=True)
         advice = ("a tile may be missing from the hand: add it" if short > 0 else
                   "remove the tiles that are not part of the hand (or lay a kong apart)")
-        return invalid(rules, f"{expected - short} tiles, but a winning hand with {hand.kong_count} kong(s) "
-                              f"has {expected}: {advice}", winning=True).to_dict()
+        why = f"{expected - short} tiles, but a winning hand with {hand.kong_count} kong(s) has {expected}"
+        return ask_not_won(hand, rules, options, why) or invalid(rules, f"{why}: {advice}", winning=True).to_dict()
     if not marked:  # how a hand was won means nothing without the win
         hand = replace(hand, self_drawn=False, discarder=None)
     return score(hand, rules, dict(options or {})).to_dict()
@@ -256,3 +256,20 @@ def ask_win_tile(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
     return _question(rules, "win_tile", f"which tile completed the hand? The score depends on it "
                                         f"({_by_points(valid)})",
                      win_candidates=[c.to_dict() for c in valid])
+
+
+def ask_not_won(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None,
+                why: str = "these tiles are no winning hand") -> dict[str, Any] | None:
+    """A hand said to be won whose tiles cannot be a win (the wrong number of them, and no tile
+    that completes them), under rules that score every hand (Rode Draak): perhaps it did not
+    win. Scored as a hand that did not win, and asked ("not_won", one way: "none"); None
+    under rules that score only a win, or where the hand is no live hand as a loser either."""
+    if not rule_set(rules).scores_every_hand:
+        return None
+    hand = as_hand(hand)
+    lost = score(replace(hand, win_tile=None, self_drawn=False, discarder=None), rules, dict(options or {}))
+    if not lost.valid or lost.extra.get("dead"):  # a dead hand is no answer: a tile is more likely missed
+        return None
+    return _question(rules, "not_won", f"{why}: did the hand not win? As a hand that did not win it scores "
+                                       f"{lost.points} points",
+                     way_candidates=[{"way": "none", "points": lost.points}])

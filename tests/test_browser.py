@@ -441,6 +441,30 @@ def test_a_hand_without_its_winning_tile_asks_which_and_one_tap_scores_it(serve,
     assert page.js_errors == []
 
 
+class NoWinRecognizer(RowRecognizer):
+    """Thirteen tiles that no fourteenth makes a winning hand: a hand that did not win."""
+
+    TILES = parse_tiles("147m258p369s1255z")
+
+
+def test_a_hand_no_tile_makes_a_win_asks_whether_it_won_and_one_tap_scores_it(serve, page, tmp_path):
+    base = serve(RECOGNIZER=NoWinRecognizer())
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    for width in (390, 1280):
+        _read_photo(page, base, width, "discard", photo)  # the form's default: won on a discard
+        page.wait_for_selector("#score .question")
+        assert "Did this hand win?" in page.text_content("#score")
+        assert "dead" not in page.text_content("#score").lower()
+        assert "Answer the question" in page.text_content("#photo-status")
+        _no_sideways_scroll(page, width, "the question whether it won")
+        page.click("#score .win-choice[data-way='none']")
+        # as a hand that did not win (Rode Draak scores it): a pair of dragons, 2 points
+        sync_api.expect(page.locator("#score [data-points]")).to_have_text("2")
+        assert page.is_checked("input[name=win][value=none]")
+    assert page.js_errors == []
+
+
 def test_the_longest_messages_scroll_no_page_sideways_on_a_phone_or_a_desktop(serve, page, tmp_path, shot):
     base = serve(RECOGNIZER=RowRecognizer())
     photo = str(tmp_path / "hand.png")

@@ -649,3 +649,37 @@ def test_a_face_down_tile_at_the_end_of_the_hand_is_left_out_of_it():
     items, _ = row(CONCEALED[:5] + ["back"] + CONCEALED[5:] + ["1z", "1z", "5z"])
     hand = find_layout(place(items, 0)).hands[0]
     assert any("turn it face up" in e for e in hand.errors)
+
+
+@pytest.mark.parametrize("angle", (0, 30, 90, 200))
+def test_a_hand_laid_in_two_rows_is_one_hand(angle):
+    """Fourteen tiles laid in two rows, one behind the other, the winning tile set apart at
+    the end of the second: one hand, every tile in it, the winning tile found."""
+    far, _ = row("1m 2m 3m 4p 5p 6p 7s".split())
+    near, x = row("8s 9s 1z 1z 1z 5z".split(), y=TILE_H + 6.0)
+    win, _ = row(["5z"], x=x + 15.0, y=TILE_H + 6.0)
+    layout = find_layout(place(far + near + win, angle))
+    assert len(layout.hands) == 1
+    hand = layout.hands[0]
+    assert sorted(hand.concealed) == sorted("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z 5z".split())
+    assert hand.win_tile == "5z" and hand.melds == []
+
+
+@pytest.mark.parametrize("angle", (0, 30, 90))
+def test_two_rows_with_a_meld_beside_them_are_a_hand_not_a_pond(angle):
+    """Eleven loose tiles in rows of five and six with a pung laid beside them make a hand of
+    14 (two rows of discards hold no meld); the pung stays a meld."""
+    far, _ = row("8m 8p 8p 1s 5s".split())
+    near, x = row("6s 6s 1z 5z 6z".split(), y=TILE_H + 6.0)
+    win, x = row(["3s"], x=x + 15.0, y=TILE_H + 6.0)
+    pung, _ = row(["3p", "3p", "3p"], x=x + 40.0, y=TILE_H + 6.0, sideways=(1,))
+    layout = find_layout(place(far + near + win + pung, angle))
+    assert len(layout.hands) == 1
+    hand = layout.hands[0]
+    assert sorted(hand.concealed) == sorted("8m 8p 8p 1s 5s 6s 6s 1z 5z 6z 3s".split())
+    assert [(m.type, m.tiles) for m in hand.melds] == [("pung", ["3p", "3p", "3p"])]
+    assert hand.win_tile == "3s"
+    # three rows of six discards are still a pond, not a hand
+    rows = [row(faces.split(), y=k * (TILE_H + 1.0))[0] for k, faces in
+            enumerate(["1m 9m 2z 3z 5p 7s", "4s 8m 1z 6z 2p 9p", "3m 7p 4z 5s 8p 2s"])]
+    assert find_layout(place([t for r in rows for t in r], angle)).hands == []

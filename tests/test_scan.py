@@ -522,6 +522,17 @@ def test_the_scan_is_typed_until_it_is_written_as_json():
     assert given.reading["win_tile"] == given.hand["win_tile"] == "3m"
 
 
+def test_a_photo_of_a_hand_no_tile_completes_asks_whether_it_won(capsys):
+    items, _ = row("1m 4m 7m 2p 5p 8p 3s 6s 9s 1z 2z 5z 5z".split())
+    scan = scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {"self_drawn": True}, "rode-draak")
+    winner = scan.winner
+    assert winner.question == "not_won" and winner.candidates["way_candidates"][0]["points"] == 2
+    assert "13 tiles were found where 14 are needed" in winner.error
+    assert "did the hand win? As a hand that did not win it scores 2 points" in summary(scan)
+    # said not to have won, it is scored
+    assert scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {}, "rode-draak").scored
+
+
 def test_the_recognisers_rotation_travels_through_json():
     """A tile entry with a rotation (an added, optional field) becomes a TileDetection with
     it, and a scan writes it back; entries without it stay as they were."""

@@ -276,12 +276,18 @@ def test_scan_asks_about_readings_below_the_sureness_the_form_gives(tmp_path):
 
 
 def test_scan_of_an_incomplete_hand_says_what_is_missing(tmp_path):
-    # one tile short of no win: the tile count is said
+    # one tile short of no win: the tile count is said, and (Rode Draak scores every hand)
+    # whether the hand won at all is asked
     app = make_app(tmp_path, RECOGNIZER=RowRecognizer("123m456p789s55z12z", None))
     body = scan(app.test_client(), png(), win="self_drawn").get_json()
-    assert "hand" not in body and "question" not in body
+    assert "hand" not in body and body["question"] == "not_won"
     assert "13 tiles were found where 14 are needed" in body["error"]
     assert len(body["tiles"]) == 13
+    # twelve: a tile was missed, no question
+    app = make_app(tmp_path, RECOGNIZER=RowRecognizer("123m456p789s55z1z", None))
+    body = scan(app.test_client(), png(), win="self_drawn").get_json()
+    assert "hand" not in body and "question" not in body
+    assert "12 tiles were found where 14 are needed" in body["error"]
 
 
 def test_a_won_hand_whose_winning_tile_is_out_of_the_photo_is_asked_about(tmp_path):

@@ -35,8 +35,8 @@ def test_a_winning_tile_out_of_view_is_asked_among_the_waits():
     assert answer["question"] == "missing_win_tile"
     assert [c["tile"] for c in answer["win_candidates"]] == ["1z", "5z"]  # a pung of either
     assert "the East (960 points) or the White dragon (512)" in answer["error"]
-    # no single tile completes it: no question, the hand is scored as it lies
-    assert "question" not in score_or_ask({"concealed": "123m456p789s55z12z", "self_drawn": True}, "rode-draak")
+    # no single tile completes it: not which tile, but whether it won at all
+    assert score_or_ask({"concealed": "123m456p789s55z12z", "self_drawn": True}, "rode-draak")["question"] == "not_won"
 
 
 def test_four_alike_in_the_row_are_offered_as_a_concealed_or_an_open_kong():
@@ -87,3 +87,17 @@ def test_the_score_command_asks_as_the_page_does(tmp_path, capsys):
     assert answer["question"] == "missing_win_tile" and answer["win_candidates"][0]["tile"] == "1z"
     assert main(["score", str(hand), "--option", "limit=-5"]) == 2
     assert "runs from 20" in capsys.readouterr().err
+
+
+def test_tiles_no_tile_makes_a_win_ask_whether_the_hand_won_where_every_hand_is_scored():
+    hand = {"concealed": "147m258p369s1255z", "self_drawn": True}  # 13 tiles, waiting on nothing
+    answer = score_or_ask(hand, "rode-draak")
+    assert answer["question"] == "not_won" and "did the hand not win?" in answer["error"]
+    lost = score({"concealed": "147m258p369s1255z"}, "rode-draak")
+    assert answer["way_candidates"] == [{"way": "none", "points": lost.points}] and lost.points == 2
+    # riichi scores only a win: no such question, the count is said
+    riichi = score_or_ask(hand, "riichi")
+    assert "question" not in riichi and "13 tiles, but a winning hand" in riichi["error"]
+    # twelve tiles are a dead hand as a loser too: a tile is more likely missed, and said so
+    short = score_or_ask({"concealed": "147m258p369s255z", "self_drawn": True}, "rode-draak")
+    assert "question" not in short and "a tile may be missing" in short["error"]

@@ -21,7 +21,8 @@ from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
 from mahjong_lens.rules.hand import HandError, hand_from_dict
 from mahjong_lens.rules.registry import rule_set, score
 from mahjong_lens.rules.tiles import WINDS, format_tiles, plain, tile_name
-from mahjong_lens.rules.win_tile import ask_kong_in_row, ask_missing_tile, ask_win_tile, ask_win_way
+from mahjong_lens.rules.win_tile import (ask_kong_in_row, ask_missing_tile, ask_not_won, ask_win_tile,
+                                          ask_win_way)
 
 from .detections import Recognizer, TileDetection
 from .image_input import ScanError, _on_white
@@ -225,6 +226,12 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         if count == rest_count and needs_win and hand.win_index is None:
             # the winning tile out of view: what the hand waits on, each scored, one tap away
             answer = ask_missing_tile(parsed, rules, options)
+            if answer is not None:
+                return entry.ask(answer)
+        if needs_win and count == rest_count:
+            # no tile completes it: perhaps it did not win (rules that score every hand ask)
+            answer = ask_not_won(parsed, rules, options, f"{count} tiles were found where {expected} are "
+                                                         f"needed for {why}, and no tile completes them")
             if answer is not None:
                 return entry.ask(answer)
         if count < expected:

@@ -16,9 +16,9 @@ from .hand import _hand_from_rows, _loose_tiles, hand_problems
 from .model import HandLayout, Layout, MeldLayout
 from .row import _Row, _build_row, _extents
 from .rows import _UnionFind, _angle_between, _box_growth, _fit_line, _is_wall, _rows_and_stacked
-from .sets import _is_set, _meld_type
+from .sets import _all_backs_kong, _is_set, _meld_type
 from .thresholds import (BACK, CLOSE_ALTERNATIVE, DOUBTFUL_FACE, MAX_HAND_TILES, MIN_FULL_HAND,
-                         MIN_HAND_TILES)
+                         MIN_HAND_TILES, STACKED_ANGLE, STACKED_PITCH)
 
 
 def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
@@ -79,7 +79,8 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
 
     # each hand read from its rows, turned as the table says (every player faces its centre)
     ups = _table_ups([built[id(g[0])] for g in groups])
-    hand_rows = [[build(r, up) if up is not None else built[id(r)] for r in g] for g, up in zip(groups, ups)]
+    hand_rows = [_joined([build(r, up) if up is not None else built[id(r)] for r in g], detections)
+                 for g, up in zip(groups, ups)]
     all_sideways = set().union(*(row.sideways for g in hand_rows for row in g)) if hand_rows else set()
     if gap_melds is None:
         gap_melds = not all_sideways
@@ -147,7 +148,9 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
         while len(group) > 1:
             loose = [r for r in group if _loose_tiles(built[id(r)], detections)]
             tiles = sum(detections[i].tile[1:] != "f" for r in group for i in r)
-            if tiles <= MAX_HAND_TILES and len(loose) <= 1:
+            # one row of loose tiles, or two laid one behind the other (a hand in two rows)
+            if tiles <= MAX_HAND_TILES and (len(loose) <= 1 or len(loose) == 2 and
+                                            _stacked(built[id(loose[0])], built[id(loose[1])], detections)):
                 break
             pool = group[1:] if len(loose) <= 1 else [r for r in group[1:] if r in loose] or group[1:]
             farthest = max(pool, key=lambda r: distance[id(r)])
@@ -158,6 +161,55 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
         leftovers += [r for g, s in zip(groups, sizes) if s < MIN_FULL_HAND for r in g]
         groups = [g for g, s in zip(groups, sizes) if s >= MIN_FULL_HAND]
     return groups, leftovers
+
+
+def _stacked(a: _Row, b: _Row, detections: Sequence[TileDetection]) -> bool:
+    """Two rows laid one behind the other: parallel, a tile's length or two apart, side by side
+    along the row (a hand laid out in two rows, or its sets in blocks of two rows)."""
+    if _angle_between(math.atan2(a.direction[1], a.direction[0]), math.atan2(b.direction[1], b.direction[0])) \
+            > math.radians(STACKED_ANGLE):
+        return False
+    size = (_tile_size(detections, a.indices, a) + _tile_size(detections, b.indices, b)) / 2
+    normal = np.array([-a.direction[1], a.direction[0]])
+    pitch = abs(float(np.dot(b.centre - a.centre, normal)))
+    along_a = [float(np.dot(np.array(detections[i].center) - a.centre, a.direction)) for i in a.indices]
+    along_b = [float(np.dot(np.array(detections[i].center) - a.centre, a.direction)) for i in b.indices]
+    overlap = min(max(along_a), max(along_b)) - max(min(along_a), min(along_b))
+    return STACKED_PITCH[0] * size < pitch < STACKED_PITCH[1] * size and overlap > 0
+
+
+def _joined(rows: list[_Row], detections: Sequence[TileDetection]) -> list[_Row]:
+    """A hand's rows with its two rows of loose tiles laid one behind the other joined into one
+    row: the far one first (its groups, then the near one's; the one that ends in sets last),
+    read as one row of concealed tiles."""
+    loose = [r for r in rows if _loose_tiles(r, detections)]
+    if len(loose) != 2 or not _stacked(loose[0], loose[1], detections):
+        return rows
+    a, b = loose
+    if float(np.dot(b.direction, a.direction)) < 0:  # read the second the same way as the first
+        b = _Row(b.indices[::-1], -b.direction, b.centre, b.sideways, [g[::-1] for g in b.groups[::-1]],
+                 b.wall, b.direction_from, b.conditioned)
+    up = np.array([a.direction[1], -a.direction[0]])  # towards the far side of the table, for a player reading left to right
+    first, then = (a, b) if float(np.dot(a.centre - b.centre, up)) > 0 else (b, a)
+    if _trailing_sets(first, detections) > _trailing_sets(then, detections):
+        first, then = then, first  # melds laid at the end of a row go last, where melds are looked for
+    row = _Row(first.indices + then.indices, first.direction, (first.centre + then.centre) / 2,
+               first.sideways | then.sideways, first.groups + then.groups, False, first.direction_from,
+               first.conditioned and then.conditioned)
+    return [row] + [r for r in rows if r is not loose[0] and r is not loose[1]]
+
+
+def _trailing_sets(row: _Row, detections: Sequence[TileDetection]) -> int:
+    """How many tiles of sets (or a kong laid with backs) end a row, flowers aside."""
+    count = 0
+    for group in reversed(row.groups):
+        faces = [i for i in group if detections[i].tile[1:] != "f"]
+        if not faces:
+            continue
+        if len(faces) not in (3, 4) or not (_is_set(faces, detections) or _all_backs_kong(faces, detections)):
+            break
+        count += len(faces)
+    return count
 
 
 def _dead_wall(region: list[int], walls: list[list[int]], detections: Sequence[TileDetection],
@@ -239,12 +291,42 @@ def _ponds(rows: list[_Row], detections: Sequence[TileDetection]) -> list[int]:
     for block in links.groups():
         tiles = [i for k in block for i in short[k].indices]
         # two rows of 13 tiles or more are a hand with its melds laid in a row before it
-        # (its own row short by the melds' tiles): a pond's first two rows hold 12 at most
-        if len(block) == 2 and sum(detections[i].tile[1:] != "f" for i in tiles) >= 13:
+        # (its own row short by the melds' tiles): a pond's first two rows hold 12 at most;
+        # nor are two rows a pond that make a hand with the melds laid beside them
+        playing = sum(detections[i].tile[1:] != "f" for i in tiles)
+        if len(block) == 2 and playing >= 13:
+            continue
+        loose = [short[k] for k in block if not _meld_row(short[k], detections)]
+        loose_tiles = sum(detections[i].tile[1:] != "f" for r in loose for i in r.indices)
+        if 1 <= len(loose) <= 2 and loose_tiles >= MIN_FULL_HAND and 13 <= playing + _melds_beside(
+                [short[k] for k in block], [r for r in rows if all(r is not short[k] for k in block)],
+                detections) <= MAX_HAND_TILES:
             continue
         if len(block) >= 2:
             out.extend(tiles)
     return out
+
+
+def _meld_row(row: _Row, detections: Sequence[TileDetection]) -> bool:
+    """A row of three or four tiles (flowers aside) that is a set or holds a sideways tile: a meld."""
+    faces = [i for i in row.indices if detections[i].tile[1:] != "f"]
+    return len(faces) in (3, 4) and bool(row.sideways or _is_set(faces, detections))
+
+
+def _melds_beside(block: list[_Row], others: list[_Row], detections: Sequence[TileDetection]) -> int:
+    """The tiles of the melds (rows of three or four that make a set, or hold a sideways tile)
+    laid within a few tiles of a block of rows."""
+    near = np.array([detections[i].center for r in block for i in r.indices], dtype=float)
+    size = float(np.median([_tile_size(detections, r.indices, r) for r in block]))
+    count = 0
+    for r in others:
+        if not _meld_row(r, detections):
+            continue
+        faces = [i for i in r.indices if detections[i].tile[1:] != "f"]
+        centres = np.array([detections[i].center for i in faces], dtype=float)
+        if float(np.min(np.hypot(*(centres[:, None, :] - near[None, :, :]).transpose(2, 0, 1)))) < 3.5 * size:
+            count += len(faces)
+    return count
 
 
 def _companion(row: _Row, groups: list[list[list[int]]], built: dict,

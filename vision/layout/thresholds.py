@@ -46,3 +46,9 @@ DOUBTFUL_FACE = 0.9
 MIN_HAND_TILES = 5
 #: When some hand in the photo has this many tiles, smaller clusters are strays or discards.
 MIN_FULL_HAND = 8
+#: Two rows of a hand laid one behind the other: at most this many degrees apart, their
+#: centres this many tile sizes apart across the rows (a tile's length and a little gap, less
+#: where the camera looks along the table and shortens it; a row of melds laid before the
+#: hand lies further off or holds no loose tiles).
+STACKED_ANGLE = 10.0
+STACKED_PITCH = (0.45, 2.2)

@@ -42,10 +42,10 @@ function photoPage() {
     try {
       const result = await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options });
       if (ticket !== scoreTicket) return;
-      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong });
+      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong, onNotWon: markNotWon });
       // the photo's warning was about the hand as read: once the player has put it right, say so
       if (scan && handEdited && status.classList.contains("warn")) {
-        if (result.question) setStatus(status, "Tap the tile that completed the hand, under “Score”, to get the score.", "warn");
+        if (result.question) setStatus(status, "Answer the question under “Score” with a tap to get the score.", "warn");
         else if (result.valid && !state.slots().some((s) => s.doubtful)) setStatus(status, `The hand is scored: ${result.points} points.`, "ok");
       }
     } catch (error) {
@@ -58,7 +58,14 @@ function photoPage() {
     }
   }
 
-  /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
+  /** The player's answer to "did this hand win?": it did not (the form says so, and it is scored so). */
+  function markNotWon() {
+    const none = form.querySelector("input[name=win][value=none]");
+    if (!none) return;
+    none.checked = true;
+    scheduleScore();
+  }
+
   /** The player's answer to "four alike in the row: a kong?": the four become that kong. */
   function markKong(code, open) {
     const state = editor.state;
@@ -69,6 +76,7 @@ function photoPage() {
     editor.changed();
   }
 
+  /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
   function markWinTile(code, { add = false } = {}) {
     const state = editor.state;
     if (add) {  // the winning tile was not on the photo: it joins the hand as the winning one
@@ -148,7 +156,8 @@ function photoPage() {
     redrawPhoto();
     const found = (scan.tiles || []).length;
     if (scan.question) {
-      setStatus(status, `${found} tiles found and read. Tap the tile that completed the hand, under “Score”, to get the score.`, "warn");
+      const which = ["win_tile", "missing_win_tile"].includes(scan.question);
+      setStatus(status, `${found} tiles found and read. ${which ? "Tap the tile that completed the hand" : "Answer the question"}, under “Score”, to get the score.`, "warn");
     } else if (scan.error) {
       setStatus(status, `${found} tiles found. ${sentence(scan.error)} Correct the hand below: click a tile to change or remove it, or “+ tile” to add one.`, "warn");
     } else if (editor.state.slots().some((s) => s.doubtful)) {

@@ -52,7 +52,8 @@ function questionBox(title, explanation, answers) {
     button.type = "button";
     button.className = "win-choice";
     Object.assign(button.dataset, data);
-    button.append(tileElement(tile), Object.assign(document.createElement("span"), { className: "win-points", textContent: text }));
+    if (tile) button.append(tileElement(tile));
+    button.append(Object.assign(document.createElement("span"), { className: "win-points", textContent: text }));
     if (answer) button.addEventListener("click", answer);
     else button.disabled = true;
     choices.append(button);
@@ -61,11 +62,19 @@ function questionBox(title, explanation, answers) {
   return box;
 }
 
-function renderResult(target, result, seat = null, { onWinTile = null, onKong = null } = {}) {
+function renderResult(target, result, seat = null, { onWinTile = null, onKong = null, onNotWon = null } = {}) {
   target.replaceChildren();
   if (!result) return;
   const head = document.createElement("div");
   head.className = "points-line";
+  if (result.question === "not_won") {
+    // no tile makes these a win: perhaps the hand did not win (Rode Draak scores it then)
+    const [lost] = result.way_candidates || [{}];
+    target.append(questionBox("Did this hand win?", sentence(result.error || ""),
+      [{ tile: null, data: { way: "none" }, text: `It did not win: ${lost.points} points`,
+        answer: onNotWon && (() => onNotWon()) }]));
+    return;
+  }
   if (result.question === "kong_in_row") {
     // one tile too many, four alike in the row: a kong not set apart; one tap says which
     target.append(questionBox("Four alike lie in the row: a kong?",
