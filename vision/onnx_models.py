@@ -22,6 +22,7 @@ import numpy as np
 # an ONNX export records the checksum of the .pt it was made from, so a stale export
 # (weights retrained, ONNX not re-exported) is never used in their place
 ONNX_SOURCE_KEY = "mahjong_lens_source_sha256"
+FEATURES_OUTPUT = "features"  # a classifier export's second output: each crop's pooled features
 PAD_VALUE = 114     # ultralytics' letterbox grey
 MAX_NMS = 30000     # candidates NMS looks at, the likeliest first (ultralytics' max_nms)
 

@@ -22,7 +22,7 @@ import numpy as np
 from mahjong_lens.datasets.classes import CLASS_NAMES, NOT_A_TILE
 from mahjong_lens import TRAIN_EXTRA
 from mahjong_lens.vision.detections import TileDetection, turned_boxes
-from mahjong_lens.vision.onnx_models import (ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
+from mahjong_lens.vision.onnx_models import (FEATURES_OUTPUT, ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
                                 file_sha256, onnx_session, to_tensor)
 
 
@@ -264,12 +264,26 @@ class CropClassifier:
         if unknown:
             raise ValueError(f"classifier {path} has unknown classes {sorted(unknown)}")
 
+    @property
+    def gives_features(self) -> bool:
+        """Whether its export gives each crop's pooled features (``FEATURES_OUTPUT``)."""
+        return self.session is not None and any(o.name == FEATURES_OUTPUT for o in self.session.get_outputs())
+
+    def features(self, batch: np.ndarray) -> np.ndarray:
+        """Pooled features (N x dims) of a batch of square BGR crops: what a taught tile set
+        compares crops by (vision.tile_sets)."""
+        if not self.gives_features:
+            raise ValueError(f"{self.path.with_suffix('.onnx')} gives no features: re-run `mahjong-lens export`")
+        name = self.session.get_inputs()[0].name
+        return self.session.run([FEATURES_OUTPUT], {name: to_tensor(batch)})[0].astype(np.float32)
+
     def probabilities(self, batch: np.ndarray) -> np.ndarray:
         """Class probabilities (N x classes) of a batch of square BGR crops."""
         array = to_tensor(batch)  # RGB, as ultralytics trains
         if self.session is not None:
             name = self.session.get_inputs()[0].name
-            probabilities = self.session.run(None, {name: array})[0].astype(np.float32)
+            output = self.session.get_outputs()[0].name
+            probabilities = self.session.run([output], {name: array})[0].astype(np.float32)
         else:
             import torch
             with torch.inference_mode():
@@ -452,12 +466,32 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
         exported = Path(model.export(format="onnx", imgsz=size, dynamic=True,
                                      simplify=False, verbose=False))
         graph = onnx.load(str(exported))
+        if task == "classify":
+            with_features_output(graph)  # what a taught tile set compares crops by
         stamp = {p.key: p for p in graph.metadata_props}
         entry = stamp.get(ONNX_SOURCE_KEY) or graph.metadata_props.add()
         entry.key, entry.value = ONNX_SOURCE_KEY, file_sha256(weights)
         onnx.save(graph, str(exported))
         written.append(exported)
     return written
+
+
+def with_features_output(graph) -> bool:
+    """Add a classifier graph's pooled features (the input of its last linear layer, one
+    vector per crop) as a second output, ``FEATURES_OUTPUT``; True if it was added. An
+    `onnx` ModelProto edited in place: the class probabilities stay the first output."""
+    import onnx
+    if any(o.name == FEATURES_OUTPUT for o in graph.graph.output):
+        return False
+    linear = [n for n in graph.graph.node if n.op_type in ("Gemm", "MatMul")]
+    if not linear:
+        raise ValueError("no linear layer in the classifier graph: no features to give")
+    pooled = linear[-1].input[0]
+    graph.graph.node.append(onnx.helper.make_node("Identity", [pooled], [FEATURES_OUTPUT]))
+    graph.graph.output.append(onnx.helper.make_tensor_value_info(FEATURES_OUTPUT, onnx.TensorProto.FLOAT,
+                                                                 ["crops", "features"]))
+    onnx.checker.check_model(graph)
+    return True
 
 
 def also_trained_on(path: str | Path | None = None) -> set[str]:

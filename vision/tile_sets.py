@@ -1,0 +1,272 @@
+"""Teach it your tiles: a named tile set that the recogniser adapts to, from a few examples.
+
+A club's or a player's own tiles may differ from every set the classifier learnt, and the
+room around a table holds things the detector takes for tiles (book spines on a shelf, a
+phone). An example is one box the detector found, cut as the classifier sees it, and what is
+really there: a face, or ``none`` (no tile). What is kept of it is the first classifier's
+pooled features of the crop, averaged over its four quarter turns (a tile may lie any way).
+
+Reading with a tile set (``TaughtRecognizer``): each box's features are compared (cosine)
+with the set's examples; where the nearest example is close (``MATCH``) and nearer than the
+nearest of any other face by ``MARGIN``, its face replaces the classifier's reading, and
+``none`` drops the box; elsewhere the classifier's reading stands. Nothing is trained: a set
+taught from one photo reads the next one at once.
+
+Examples come from labelled photos (YOLO label files, as in ../shared/data: ``mahjong-lens
+teach``), from a photo of one of each tile laid in rows in ``LAYOUT_ORDER``, or from a photo
+corrected on the page. Sets are kept in SQLite (``TileSetStore``), beside the referee's log.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mahjong_lens.rules.tiles import parse_tiles
+
+from .detections import TileDetection
+
+NOT_A_TILE = "none"
+#: the faces of a tile set laid out to teach it: one of each, in rows, in this order
+#: (characters, dots, bamboo 1 to 9, then East South West North, White Green Red)
+LAYOUT_ORDER = tuple(parse_tiles("123456789m123456789p123456789s1234567z"))
+#: an example this similar (cosine of the features) or more may name a box
+MATCH = 0.70
+#: and it must be this much nearer than the nearest example of any other face
+MARGIN = 0.02
+#: a detector box is the labelled tile it overlaps by this IoU or more (else it is no tile)
+IOU_TO_LABEL = 0.5
+
+
+class TileSetError(ValueError):
+    """A tile set that cannot be taught or read as asked: the message says why."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One box of a photo and what it truly is (a face, or NOT_A_TILE)."""
+
+    tile: str
+    box: tuple[float, float, float, float]
+
+
+class TileSetStore:
+    """Named tile sets and their examples in SQLite."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS tile_sets (name TEXT PRIMARY KEY, created REAL)")
+            db.execute("CREATE TABLE IF NOT EXISTS tile_examples (id INTEGER PRIMARY KEY, tile_set TEXT, "
+                       "tile TEXT, features BLOB, source TEXT)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=10)
+
+    def names(self) -> list[dict[str, Any]]:
+        """Each set's name and how many examples of faces and of no tile it holds."""
+        with self._connect() as db:
+            rows = db.execute("SELECT s.name, COUNT(e.id), SUM(e.tile = ?), COUNT(DISTINCT e.tile) FROM tile_sets s "
+                              "LEFT JOIN tile_examples e ON e.tile_set = s.name GROUP BY s.name ORDER BY s.name",
+                              (NOT_A_TILE,)).fetchall()
+        return [{"name": name, "examples": count, "not_a_tile": none or 0,
+                 "faces": faces - (1 if none else 0)} for name, count, none, faces in rows]
+
+    def add(self, name: str, tiles: Sequence[str], features: np.ndarray, source: str = "") -> int:
+        """Keep examples (their tiles and feature rows) under a set, made if new; returns how many."""
+        name = valid_name(name)
+        features = np.asarray(features, np.float32).reshape(len(tiles), -1)
+        with self._connect() as db:
+            db.execute("INSERT OR IGNORE INTO tile_sets (name, created) VALUES (?, ?)", (name, time.time()))
+            db.executemany("INSERT INTO tile_examples (tile_set, tile, features, source) VALUES (?, ?, ?, ?)",
+                           [(name, tile, row.tobytes(), source) for tile, row in zip(tiles, features)])
+        return len(tiles)
+
+    def examples(self, name: str) -> tuple[list[str], np.ndarray]:
+        """A set's tiles and features (rows); TileSetError for a set that does not exist."""
+        with self._connect() as db:
+            if db.execute("SELECT 1 FROM tile_sets WHERE name = ?", (name,)).fetchone() is None:
+                known = [row["name"] for row in self.names()]
+                raise TileSetError(f"no tile set named {name!r}" + (f" (there are: {', '.join(known)})" if known
+                                                                   else " (none has been taught yet)"))
+            rows = db.execute("SELECT tile, features FROM tile_examples WHERE tile_set = ? ORDER BY id",
+                              (name,)).fetchall()
+        if not rows:
+            return [], np.zeros((0, 0), np.float32)
+        return [tile for tile, _ in rows], np.stack([np.frombuffer(blob, np.float32) for _, blob in rows])
+
+    def delete(self, name: str) -> None:
+        with self._connect() as db:
+            db.execute("DELETE FROM tile_examples WHERE tile_set = ?", (name,))
+            db.execute("DELETE FROM tile_sets WHERE name = ?", (name,))
+
+
+def valid_name(name: Any) -> str:
+    """A tile set's name: a few words a player chooses."""
+    if not isinstance(name, str) or not name.strip():
+        raise TileSetError("a tile set needs a name, such as 'club blue set'")
+    name = " ".join(name.split())
+    if len(name) > 60:
+        raise TileSetError("a tile set's name is at most 60 characters")
+    return name
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, np.float32)
+    return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-6)
+
+
+def crop_features(recognizer: Any, crops: list[np.ndarray]) -> np.ndarray:
+    """The first classifier's pooled features of each crop, averaged over its quarter turns
+    and made unit length (rows)."""
+    if not crops:
+        return np.zeros((0, 0), np.float32)
+    classifier = recognizer.classifiers[0]
+    batch = np.stack(crops)
+    turns = [classifier.features(np.ascontiguousarray(np.rot90(batch, k, axes=(1, 2)))) for k in range(4)]
+    return _unit(np.mean(turns, axis=0))
+
+
+def boxes_and_features(recognizer: Any, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                   list[np.ndarray]]:
+    """What the recogniser reads of a photo, before anything is dropped: boxes, their
+    confidences, class probabilities, and the crops."""
+    from .recognizer import CROP_MARGIN, square_crop
+    boxes, confidences = recognizer.boxes(image)
+    crops = [square_crop(image, tuple(box), CROP_MARGIN, recognizer.crop_size) for box in boxes]
+    return boxes, confidences, recognizer.classify(crops), crops
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def examples_from_labels(boxes: np.ndarray, labels: Sequence[Example]) -> list[str]:
+    """What each detector box is, by the labels: the face of the label it covers (IoU at
+    least IOU_TO_LABEL, each label once, the best pairs first), else NOT_A_TILE (a box on
+    something labelled as no tile)."""
+    pairs = sorted(((_iou(box, label.box), b, k) for b, box in enumerate(boxes) for k, label in enumerate(labels)),
+                   reverse=True)
+    named: dict[int, str] = {}
+    used: set[int] = set()
+    for overlap, b, k in pairs:
+        if overlap < IOU_TO_LABEL:
+            break
+        if b in named or k in used:
+            continue
+        named[b] = labels[k].tile
+        used.add(k)
+    return [named.get(b, NOT_A_TILE) for b in range(len(boxes))]
+
+
+def examples_from_layout(detections: Sequence[TileDetection]) -> list[str]:
+    """What each detected tile is in a photo of one of each tile laid in rows in LAYOUT_ORDER
+    (reading order); TileSetError when the photo does not show exactly those tiles."""
+    from .layout.rows import _rows_and_stacked
+    rows, _ = _rows_and_stacked(list(detections))
+    faces = [i for i, d in enumerate(detections) if not d.face_down]
+    if len(faces) != len(LAYOUT_ORDER):
+        raise TileSetError(f"the layout photo shows {len(faces)} tiles; it should show {len(LAYOUT_ORDER)}, one "
+                           "of each (1-9 of characters, dots and bamboo, then East South West North, White Green "
+                           "Red), in rows, in that order")
+    # rows from the top of the photo down, each read left to right
+    ordered = sorted(rows, key=lambda row: np.mean([detections[i].center[1] for i in row]))
+    order = [i for row in ordered for i in sorted(row, key=lambda i: detections[i].center[0])]
+    if sorted(order) != sorted(faces):
+        raise TileSetError("the layout's tiles do not lie in clear rows: lay them in rows with a little room "
+                           "between the rows, and photograph them from above")
+    names = [""] * len(detections)
+    for i, face in zip(order, LAYOUT_ORDER):
+        names[i] = face
+    return names
+
+
+def teach(store: TileSetStore, recognizer: Any, name: str, image: np.ndarray,
+          labels: Sequence[Example] | None = None, source: str = "") -> dict[str, int]:
+    """Teach a set from one photo: its labelled tiles (``labels``; every other box is no tile),
+    or, without labels, a photo of one of each tile laid out in LAYOUT_ORDER. Returns how many
+    examples of faces and of no tile were kept."""
+    name = valid_name(name)
+    boxes, _, _, crops = boxes_and_features(recognizer, image)
+    if labels is not None:
+        tiles = examples_from_labels(boxes, labels)
+    else:
+        tiles = examples_from_layout([TileDetection("1m", tuple(map(float, box)), 1.0) for box in boxes])
+    keep = [k for k, tile in enumerate(tiles) if tile]
+    features = crop_features(recognizer, [crops[k] for k in keep])
+    chosen = [tiles[k] for k in keep]
+    store.add(name, chosen, features, source)
+    none = sum(tile == NOT_A_TILE for tile in chosen)
+    return {"faces": len(chosen) - none, "not_a_tile": none}
+
+
+class TaughtRecognizer:
+    """A recogniser reading with a taught tile set (implements vision.detections.Recognizer)."""
+
+    def __init__(self, base: Any, tiles: Sequence[str], features: np.ndarray, name: str = "",
+                 match: float = MATCH, margin: float = MARGIN) -> None:
+        if not len(tiles):
+            raise TileSetError(f"the tile set {name!r} has no examples yet: teach it first")
+        self.base, self.name = base, name
+        self.tiles = list(tiles)
+        self.features = _unit(features)
+        self.match, self.margin = match, margin
+        self.class_names = base.class_names
+
+    def __getattr__(self, attribute: str) -> Any:  # boxes, classify, classifiers ...: the base's
+        return getattr(self.base, attribute)
+
+    def nearest(self, features: np.ndarray) -> list[str | None]:
+        """The face each feature row is taught to be (NOT_A_TILE: none), or None where the set
+        does not say (no example close enough, or two faces nearly as close)."""
+        if not len(features):
+            return []
+        similarity = features @ self.features.T
+        out: list[str | None] = []
+        for row in similarity:
+            best = int(np.argmax(row))
+            tile = self.tiles[best]
+            others = [s for s, t in zip(row, self.tiles) if t != tile]
+            second = max(others, default=-1.0)
+            out.append(tile if row[best] >= self.match and row[best] - second >= self.margin else None)
+        return out
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        boxes, confidences, probabilities, crops = boxes_and_features(self.base, image)
+        taught = self.nearest(crop_features(self.base, crops))
+        names = self.base.class_names
+        detections = []
+        for box, det_conf, probs, face in zip(boxes, confidences, probabilities, taught):
+            if face == NOT_A_TILE:
+                continue  # the set was shown this is no tile
+            order = [int(k) for k in np.argsort(probs)[::-1] if names[int(k)] != NOT_A_TILE]
+            if face is None:
+                if names[int(np.argmax(probs))] == NOT_A_TILE:
+                    continue
+                best = order[0]
+                unsure = self.base.unsure_box
+                if unsure and det_conf < unsure[0] and probs[best] < unsure[1]:
+                    continue
+                tile, sure = names[best], float(probs[best])
+            else:
+                tile, sure = face, max(float(probs[names.index(face)]) if face in names else 0.0, 0.95)
+            detections.append(TileDetection(
+                tile=tile, box=tuple(float(v) for v in box), confidence=float(det_conf * sure),
+                alternatives=[(names[k], float(probs[k])) for k in order if names[k] != tile][:3],
+                face_confidence=sure))
+        return detections
+
+
+def taught_recognizer(base: Any, store: TileSetStore, name: str) -> TaughtRecognizer:
+    """The recogniser reading with tile set `name` from the store."""
+    tiles, features = store.examples(name)
+    return TaughtRecognizer(base, tiles, features, name)
+
