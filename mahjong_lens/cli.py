@@ -25,6 +25,7 @@ COMMANDS = {
     "export": ("mahjong_lens.vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
     "eval": ("mahjong_lens.vision.evaluate", "measure the tile recogniser on labelled photos"),
     "scan": ("mahjong_lens.scan_command", "read the hand(s) in photos and score them"),
+    "teach": ("mahjong_lens.vision.tile_sets", "teach the recogniser your tile set from a few photos of it"),
     "serve": ("mahjong_lens.webui.app", "start the table assistant web page"),
 }
 

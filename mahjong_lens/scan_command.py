@@ -83,6 +83,8 @@ def configure_scan(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotate", metavar="OUT",
                         help="write the photo with the reading drawn on it (a folder when several images)")
     parser.add_argument("--model", metavar="PATH", help="folder of the recogniser weights (default: models/)")
+    parser.add_argument("--tile-set", metavar="NAME", help="read with a tile set taught with `mahjong-lens teach`")
+    parser.add_argument("--database", help="where the taught tile sets are kept (default: the referee's log)")
     parser.add_argument("--detections", metavar="FILE.json",
                         help="debugging: take the tiles from this JSON (a list of {tile, box, confidence}, "
                              "or image name -> list) instead of the model")
@@ -204,6 +206,11 @@ def run_scan(args: argparse.Namespace) -> int:
             recognizer = load_recognizer(args.model)
         except Exception as error:  # no weights, a broken file: one line, not a traceback
             return fail(f"cannot load the tile recogniser: {error}")
+        from mahjong_lens.vision.tile_sets import TileSetError, with_tile_set
+        try:
+            recognizer = with_tile_set(recognizer, args.tile_set, args.database)
+        except TileSetError as error:
+            return fail(str(error))
     annotate_dir = None
     if args.annotate and (len(args.images) > 1 or Path(args.annotate).is_dir()):
         annotate_dir = Path(args.annotate)

@@ -66,6 +66,7 @@ _NAMES = {
     "5z": "White dragon", "6z": "Green dragon", "7z": "Red dragon",
     "1f": "Plum", "2f": "Orchid", "3f": "Chrysanthemum", "4f": "Bamboo flower",
     "5f": "Spring", "6f": "Summer", "7f": "Autumn", "8f": "Winter",
+    "back": "face-down tile",  # what a recogniser reads of a tile's back (a reading, not a tile)
 }
 # Unicode Mahjong Tiles block: winds, dragons, characters, bamboo, dots, flowers, seasons.
 _UNICODE_BASE = {"m": 0x1F007, "s": 0x1F010, "p": 0x1F019}

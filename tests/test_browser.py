@@ -225,6 +225,40 @@ def test_a_chow_changed_into_a_pung_is_scored_as_the_server_reads_its_tiles(serv
     assert page.js_errors == []
 
 
+def test_a_tile_set_taught_on_the_page_reads_the_next_photo_of_it(serve, page, tmp_path):
+    """A photo of the hand with a book's red spine beside it, read as the 1 of bamboo: the
+    player removes that box, teaches the set, chooses it, and the next photo reads without it."""
+    import cv2
+
+    from teachable import TeachableFake
+    spine = (1100.0, 40.0, 1130.0, 140.0)
+    readings = [("5z" if k == DOUBTED else t, box) for k, (t, box) in enumerate(zip(READ_TILES + ["1z"], _boxes()))]
+    base = serve(RECOGNIZER=TeachableFake(readings + [("1s", spine)]))
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    picture = cv2.imread(photo)
+    cv2.rectangle(picture, (1100, 40), (1130, 140), (40, 40, 200), -1)
+    assert cv2.imwrite(photo, picture)
+    page.goto(base + "/")
+    page.check("input[name=win][value=self_drawn]")
+    page.set_input_files("#photo-file", photo)
+    page.wait_for_selector("#photo-status.ok, #photo-status.warn")
+    assert page.locator("#photo-boxes .box").count() == 15  # the 14 tiles and the spine
+    # teaching: every box the hand keeps is taught as it is; the spine's box is in none
+    page.click("#teach summary")
+    page.fill("#teach-name", "club set")
+    page.click("#teach-button")
+    sync_api.expect(page.locator("#teach-status")).to_contain_text("Taught to “club set”: 14 tiles and 1 box on no tile")
+    page.select_option("#tile-set", "club set")
+    page.set_input_files("#photo-file", photo)
+    sync_api.expect(page.locator("#photo-boxes .box")).to_have_count(14)
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
+    # the set is kept: a fresh page offers it
+    page.goto(base + "/")
+    assert page.locator("#tile-set option[value='club set']").count() == 1
+    assert page.js_errors == []
+
+
 def test_live_with_the_browsers_camera_reads_and_scores_a_steady_hand(serve, page):
     base = serve(RECOGNIZER=FakeRecognizer(misread=False))
     page.goto(base + "/live")

@@ -533,6 +533,14 @@ def test_a_photo_of_a_hand_no_tile_completes_asks_whether_it_won(capsys):
     assert scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {}, "rode-draak").scored
 
 
+def test_a_doubtful_tile_whose_runner_up_is_a_back_is_named_not_a_server_error():
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    detections[0] = dataclasses.replace(detections[0], confidence=0.5, face_confidence=0.5,
+                                        alternatives=[("back", 0.4)])
+    scan = scan_detections(detections, 800, 600, {"self_drawn": True})
+    assert any("perhaps the face-down tile" in p for p in scan.problems)
+
+
 def test_the_recognisers_rotation_travels_through_json():
     """A tile entry with a rotation (an added, optional field) becomes a TileDetection with
     it, and a scan writes it back; entries without it stay as they were."""

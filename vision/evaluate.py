@@ -574,6 +574,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="detector NMS IoU: of two boxes overlapping more, the weaker is dropped")
     parser.add_argument("--turned", action="store_true",
                         help="also read each hand-row and tray photo turned a quarter (reported apart)")
+    parser.add_argument("--tile-set", metavar="NAME",
+                        help="also read with a tile set taught with `mahjong-lens teach` (reported beside)")
+    parser.add_argument("--database", help="where the taught tile sets are kept (default: the referee's log)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -598,6 +601,14 @@ def run(args: argparse.Namespace) -> int:
         recognizers[0][1].conf = args.conf
     if args.iou is not None:
         recognizers[0][1].iou = args.iou
+    if getattr(args, "tile_set", None):
+        from .tile_sets import TileSetError, with_tile_set
+        try:
+            recognizers.append((f"taught {args.tile_set}", with_tile_set(recognizers[0][1], args.tile_set,
+                                                                          getattr(args, "database", None))))
+        except TileSetError as error:
+            print(f"eval: {error}")
+            return 2
     if args.peer:
         try:
             recognizers.append(("peer mahjong-detector", PeerRecognizer()))

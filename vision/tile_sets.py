@@ -270,3 +270,86 @@ def taught_recognizer(base: Any, store: TileSetStore, name: str) -> TaughtRecogn
     tiles, features = store.examples(name)
     return TaughtRecognizer(base, tiles, features, name)
 
+
+
+def store_for(database: str | None = None) -> TileSetStore:
+    """The tile sets kept in the app's database (the referee's log; `--database`)."""
+    from mahjong_lens.storage import database_path
+    return TileSetStore(database_path(database))
+
+
+def with_tile_set(recognizer: Any, tile_set: str | None, database: str | None = None) -> Any:
+    """The recogniser, reading with tile set `tile_set` when one is named."""
+    return recognizer if not tile_set else taught_recognizer(recognizer, store_for(database), tile_set)
+
+
+def label_examples(photo: Path, width: int, height: int, labels: Path | None = None) -> list[Example] | None:
+    """The labelled tiles of a photo: its YOLO label file (in `labels`, or the labels/
+    folder beside its images/ folder), None where it has none."""
+    from mahjong_lens.datasets.classes import CLASS_NAMES, NUM_CLASSES
+    from mahjong_lens.datasets.real import pixel_box, read_yolo_labels
+    candidates = [labels / f"{photo.stem}.txt"] if labels else []
+    candidates.append(photo.parent.parent / "labels" / f"{photo.stem}.txt")
+    found = next((path for path in candidates if path.exists()), None)
+    if found is None:
+        return None
+    return [Example(CLASS_NAMES[row[0]], pixel_box(row, width, height)) for row in read_yolo_labels(found)
+            if 0 <= row[0] < NUM_CLASSES]
+
+
+def configure_teach(parser: Any) -> None:
+    parser.add_argument("name", nargs="?", help="the tile set's name, such as 'club blue set'")
+    parser.add_argument("photos", nargs="*", help="photos of the set: labelled (a YOLO label file beside "
+                                                  "them or in --labels), or laid out (--layout)")
+    parser.add_argument("--labels", help="folder of the photos' YOLO label files")
+    parser.add_argument("--layout", action="store_true",
+                        help="each photo shows one of each tile in rows, in the order "
+                             "1-9 characters, 1-9 dots, 1-9 bamboo, East South West North, White Green Red")
+    parser.add_argument("--list", action="store_true", help="list the tile sets taught")
+    parser.add_argument("--forget", action="store_true", help="delete the named tile set")
+    parser.add_argument("--database", help="the app's database (default: the referee's log)")
+    parser.add_argument("--model", help="folder of the recogniser weights (default: models/)")
+
+
+def run_teach(args: Any) -> int:
+    import sys
+
+    def fail(message: str) -> int:
+        print(f"mahjong-lens: {message}", file=sys.stderr)
+        return 2
+    store = store_for(args.database)
+    if args.list:
+        for entry in store.names():
+            print(f"{entry['name']}: {entry['examples'] - entry['not_a_tile']} tiles of {entry['faces']} faces, "
+                  f"{entry['not_a_tile']} boxes on no tile")
+        return 0
+    if not args.name:
+        return fail("name the tile set to teach (or --list the sets taught)")
+    if args.forget:
+        store.delete(args.name)
+        print(f"forgot the tile set {args.name!r}")
+        return 0
+    if not args.photos:
+        return fail("give the photos to teach the set from")
+    from .image_input import ScanError, read_image
+    from .recognizer import load_recognizer
+    try:
+        recognizer = load_recognizer(args.model)
+    except Exception as error:
+        return fail(f"cannot load the tile recogniser: {error}")
+    status = 0
+    for photo in args.photos:
+        try:
+            image = read_image(photo)
+            labels = None if args.layout else label_examples(Path(photo), image.shape[1], image.shape[0],
+                                                             Path(args.labels) if args.labels else None)
+            if labels is None and not args.layout:
+                raise TileSetError("no label file for it (give --labels, or --layout for a photo of one of "
+                                   "each tile in order)")
+            kept = teach(store, recognizer, args.name, image, labels, source=Path(photo).name)
+        except (ScanError, TileSetError) as error:
+            print(f"{photo}: {error}")
+            status = 1
+            continue
+        print(f"{photo}: {kept['faces']} tiles and {kept['not_a_tile']} boxes on no tile taught to {args.name!r}")
+    return status

@@ -39,6 +39,22 @@ def scan():
     return jsonify(assistant().scan_upload(data, request.form, upload.filename, preview=preview))
 
 
+@api.get("/tile-sets")
+def tile_sets():
+    """The taught tile sets: [{name, examples, not_a_tile, faces}]."""
+    return jsonify(tile_sets=assistant().tile_sets())
+
+
+@api.post("/tile-sets/<name>/teach")
+def teach(name: str):
+    """multipart: image (the photo), tiles (JSON: [{box, tile}], as the player corrected them;
+    a box of the scan left out is no tile) -> {tile_set, faces, not_a_tile, tile_sets}."""
+    upload = request.files.get("image")
+    if upload is None:
+        raise ServiceError("no photo was sent: attach it as the form field 'image'")
+    return jsonify(assistant().teach_upload(name, upload.read(), request.form.get("tiles")))
+
+
 @api.post("/referee")
 def referee():
     """{"hand", "rules", "options", "claimed_points", "claimed_breakdown"?, "photo"?} ->

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -12,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 from mahjong_lens.rules.hand import laid_out
 from mahjong_lens.rules.tiles import vocabulary as tile_vocabulary
 from mahjong_lens.rules.tournament import TournamentError
+from mahjong_lens.storage import default_database
 
 from .api import api
 from .pages import pages
@@ -20,12 +20,6 @@ from .service import (MAX_BODY_BYTES, MAX_UPLOAD_BYTES, ServiceError, TableAssis
                       too_large_body_message, too_large_message)
 from .state import EXTENSION, assistant
 from .tournament_store import UnknownTournament
-
-
-def default_database() -> str:
-    """~/.local/share/mahjong-lens/checks.db (XDG_DATA_HOME respected): survives restarts."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return os.path.join(base, "mahjong-lens", "checks.db")
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -86,7 +80,7 @@ def _security_headers(response):
 
 
 # the routes that take a photo; every other request is held to MAX_BODY_BYTES
-PHOTO_ENDPOINTS = frozenset({"api.scan", "api.referee"})
+PHOTO_ENDPOINTS = frozenset({"api.scan", "api.referee", "api.teach"})
 
 
 def _limit_body() -> None:

@@ -26,7 +26,7 @@ def _page(template: str, **values):
 
 @pages.get("/")
 def photo():
-    return _page("photo.html", active="photo")
+    return _page("photo.html", active="photo", tile_sets=assistant().tile_sets())
 
 
 @pages.get("/live")

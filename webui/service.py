@@ -131,6 +131,14 @@ def _written(hand: Any) -> Any:
         return dict(hand) if isinstance(hand, Mapping) else hand
 
 
+def _is_tile_code(tile: str) -> bool:
+    from mahjong_lens.rules.tiles import NotationError, parse_tile
+    try:
+        return parse_tile(tile) == tile
+    except NotationError:
+        return False
+
+
 def _safe_name(filename: str | None) -> str:
     """A display name for the scan (never used as a path)."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(filename or ""))[:80]
@@ -142,13 +150,17 @@ def _safe_name(filename: str | None) -> str:
 class _SerialRecognizer:
     """One detect() at a time: a model is not safe to share between request threads."""
 
-    def __init__(self, recognizer: Any):
+    def __init__(self, recognizer: Any, lock: Any = None):
         self._recognizer = recognizer
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
 
     def detect(self, image: Any) -> list:
         with self._lock:
             return self._recognizer.detect(image)
+
+    def sharing_the_model(self, recognizer: Any) -> "_SerialRecognizer":
+        """Another reader of the same model (a taught tile set's): one at a time with this one."""
+        return _SerialRecognizer(recognizer, self._lock)
 
 
 def _vision(module: str):
@@ -168,6 +180,8 @@ class TableAssistant:
     def __init__(self, database: str, recognizer: Any = None, model: str | None = None,
                  camera: Any = None, live_interval: float = 1.0, max_upload: int = MAX_UPLOAD_BYTES):
         self.store = CheckStore(database)
+        self.database = database  # the taught tile sets live here too (vision.tile_sets)
+        self._taught: dict[str, tuple[int, Any]] = {}  # tile set -> (examples, its reader)
         # the tournament desk keeps its slips in the same file as the referee's checks
         self.desk = TournamentDesk(TournamentStore(database))
         self.max_upload = max_upload
@@ -248,11 +262,66 @@ class TableAssistant:
                             f"({error}); you can still enter the tiles on the page", 503) from None
         return self._recognizer
 
+    # -- taught tile sets
+
+    def tile_sets(self) -> list[dict[str, Any]]:
+        """The taught tile sets: name, and how many examples of faces and of no tile."""
+        try:
+            return _vision("tile_sets").TileSetStore(self.database).names()
+        except ServiceError:
+            return []
+
+    def taught_recognizer(self, tile_set: Any) -> Any:
+        """The recogniser reading with a taught tile set (the base one for none)."""
+        base = self.recognizer()
+        if tile_set in (None, ""):
+            return base
+        tile_sets = _vision("tile_sets")
+        try:
+            name = tile_sets.valid_name(tile_set)
+            tiles, features = tile_sets.TileSetStore(self.database).examples(name)
+            known = self._taught.get(name)
+            if known is None or known[0] != len(tiles):  # taught more since: read anew
+                reader = tile_sets.TaughtRecognizer(base._recognizer, tiles, features, name)
+                known = self._taught[name] = (len(tiles), base.sharing_the_model(reader))
+        except tile_sets.TileSetError as error:
+            raise ServiceError(str(error)) from None
+        except AttributeError:  # a recogniser that is no model's (a test's fake)
+            raise ServiceError("this recogniser cannot be taught tile sets") from None
+        return known[1]
+
+    def teach_upload(self, name: Any, data: bytes, tiles: Any) -> dict[str, Any]:
+        """POST /api/tile-sets/NAME/teach: a photo and what each of its tiles truly is (boxes
+        as the scan gave them, each with its face; a box left out is no tile) taught to a set."""
+        tile_sets = _vision("tile_sets")
+        if isinstance(tiles, (str, bytes)):
+            tiles = parse_json(tiles, "tiles", "tiles is not valid JSON")
+        if not isinstance(tiles, list) or not tiles:
+            raise ServiceError("send the photo's tiles: a list of {box: [x1, y1, x2, y2], tile}")
+        labels = []
+        for item in tiles:
+            box, tile = (item.get("box"), item.get("tile")) if isinstance(item, Mapping) else (None, None)
+            if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)) \
+                    or not isinstance(tile, str) or not (tile == "back" or _is_tile_code(tile)):
+                raise ServiceError("each tile is {box: [x1, y1, x2, y2], tile: a tile such as 5p}")
+            labels.append(tile_sets.Example(tile, tuple(float(v) for v in box)))
+        image = self.decode(data)
+        base = self.recognizer()
+        try:
+            with base._lock:
+                kept = tile_sets.teach(tile_sets.TileSetStore(self.database), base._recognizer, name, image,
+                                       labels, source="the page")
+        except tile_sets.TileSetError as error:
+            raise ServiceError(str(error)) from None
+        except AttributeError:
+            raise ServiceError("this recogniser cannot be taught tile sets") from None
+        return {"tile_set": tile_sets.valid_name(name), **kept, "tile_sets": self.tile_sets()}
+
     def scan_image(self, image: Any, context: dict, rules: str, options: dict | None = None,
-                   name: str = "photo") -> Any:
+                   name: str = "photo", tile_set: Any = None) -> Any:
         """A photo scanned (vision.scan_result.ScanResult); the service's errors in words."""
         scan_module = _vision("scan")
-        recognizer = self.recognizer()
+        recognizer = self.taught_recognizer(tile_set)
         try:
             return scan_module.scan_image(image, recognizer, context=context, rules=rules,
                                           options=options, name=name)
@@ -295,7 +364,8 @@ class TableAssistant:
             context_fields = _context_object(fields.get("context"))  # a JSON object, like options
         context = context_from_fields(context_fields)
         image = self.decode(data)
-        scan = self.scan_image(image, context, rules, options, name=_safe_name(filename)).to_dict()
+        scan = self.scan_image(image, context, rules, options, name=_safe_name(filename),
+                               tile_set=fields.get("tile_set")).to_dict()
         if preview:
             scan["preview"] = _preview(image)
         return scan

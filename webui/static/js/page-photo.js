@@ -138,7 +138,7 @@ function photoPage() {
     setStatus(status, "Reading the tiles…", "busy");
     const context = readContext(form);
     try {
-      scan = await request("/api/scan", { method: "POST", body: scanForm(file, context, { preview: true }) });
+      scan = await request("/api/scan", { method: "POST", body: scanForm(file, context, { preview: true, tileSet: $("#tile-set").value }) });
     } catch (error) {
       scan = null;
       $("#photo-view").hidden = true;
@@ -182,6 +182,35 @@ function photoPage() {
     photoFile = null;
     $("#photo-view").hidden = true;
     editor.clear();
+  });
+
+  // teach a tile set: each box of the photo as the player left it (a face, or a face-down
+  // tile); the boxes they removed are taught as no tile, on the server
+  const teachStatus = $("#teach-status");
+  $("#teach-button").addEventListener("click", async () => {
+    const name = $("#teach-name").value.trim();
+    const say = (text, kind) => { teachStatus.hidden = false; setStatus(teachStatus, text, kind); };
+    if (!scan || !photoFile) { say("Read a photo of the set first, and put its hand right.", "warn"); return; }
+    if (!name) { say("Give the set a name, such as “club blue set”.", "warn"); return; }
+    const tiles = editor.state.slots().filter((s) => s.scan !== null).map((s) => {
+      const seen = scan.tiles[s.scan];
+      return { box: seen.box, tile: seen.face_down ? "back" : s.code };
+    });
+    const body = new FormData();
+    body.append("image", photoFile, "photo");
+    body.append("tiles", JSON.stringify(tiles));
+    say("Teaching…", "busy");
+    try {
+      const answer = await request(`/api/tile-sets/${encodeURIComponent(name)}/teach`, { method: "POST", body });
+      const boxes = answer.not_a_tile === 1 ? "box" : "boxes";
+      say(`Taught to “${answer.tile_set}”: ${answer.faces} tiles and ${answer.not_a_tile} ${boxes} on no tile. Choose it under “Tile set” to read its photos.`, "ok");
+      const select = $("#tile-set");
+      if (![...select.options].some((o) => o.value === answer.tile_set)) {
+        select.append(Object.assign(document.createElement("option"), { value: answer.tile_set, textContent: answer.tile_set }));
+      }
+    } catch (error) {
+      say(sentence(error.message), "error");
+    }
   });
 
   // the referee: the claim against the computed score, recorded on the server

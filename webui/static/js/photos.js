@@ -13,7 +13,7 @@ function checkPhoto(file) {
   return null;
 }
 
-function scanForm(file, context, { preview = false, seat = null } = {}) {
+function scanForm(file, context, { preview = false, seat = null, tileSet = "" } = {}) {
   const form = new FormData();
   form.append("image", file, "photo");
   form.append("rules", context.rules || "rode-draak");
@@ -24,6 +24,7 @@ function scanForm(file, context, { preview = false, seat = null } = {}) {
   if (context.discarder) form.append("discarder", context.discarder);
   for (const [flag, on] of Object.entries(context.situation || {})) if (on) form.append(flag, "on");
   if (preview) form.append("preview", "1");
+  if (tileSet) form.append("tile_set", tileSet);
   return form;
 }
 
