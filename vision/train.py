@@ -190,9 +190,10 @@ def read_photo_list(listing: Path, data_dir: Path) -> list[Path]:
     return photos
 
 
-def real_images(data_dir: Path, split: str) -> list[Path]:
+def real_images(data_dir: Path, split: str, more_sets: Sequence[str] = ()) -> list[Path]:
+    """The photos of a split of the real sets (REAL_SETS, and `more_sets` of ../shared/data/real)."""
     images: list[Path] = []
-    for name in REAL_SETS:
+    for name in (*REAL_SETS, *more_sets):
         folder = data_dir / "real" / name / split / "images"
         images += sorted(p for p in folder.glob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     return images
@@ -283,7 +284,7 @@ def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, 
 
 
 def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed: int = 0,
-                          screen_count: int = 0, turned: bool = False) -> Path:
+                          screen_count: int = 0, turned: bool = False, more_sets: Sequence[str] = ()) -> Path:
     """A one-class YOLO dataset in WORK/detector-data; returns its data.yaml.  `turned`
     adds a quarter-turned copy of each real hand-row, tray and hand-on-the-table photo
     (``write_turned_copies``)."""
@@ -291,7 +292,7 @@ def prepare_detector_data(data_dir: Path, work: Path, synth_count: int = 0, seed
     if root.exists():
         shutil.rmtree(root)
     counts = {"train": 0, "val": 0}
-    real = real_images(data_dir, "train")
+    real = real_images(data_dir, "train", more_sets)
     if turned:
         counts["train"] += write_turned_copies(real, root / "images" / "train", root / "labels" / "train", seed)
         print(f"train: {counts['train']} quarter-turned copies of hand-row, tray and hand-on-the-table photos")
@@ -706,6 +707,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--also-weight", type=int, default=ALSO_TRAIN_WEIGHT, metavar="N",
                         help="each crop of the --also-train photos is written N times as often as the others'")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
+    parser.add_argument("--with-set", action="append", default=[], metavar="NAME",
+                        help="detector: also the train/ photos of this set of ../shared/data/real "
+                             "(e.g. riichi-bluemat; its valid/ stays unseen)")
     parser.add_argument("--not-a-tile", action="store_true",
                         help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
                              "recogniser reads as face-down tiles where a real photo has no label (empty "
@@ -727,7 +731,8 @@ def run(args: argparse.Namespace) -> int:
     if args.stage == "detector":
         yaml = work / "detector-data" / "data.yaml"
         if not (args.resume and yaml.exists()) or args.rebuild_data:
-            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens, args.turned)
+            yaml = prepare_detector_data(data_dir, work, args.synth, args.seed, args.screens, args.turned,
+                                         args.with_set)
         weights = _train("detector", "yolo11n.yaml", str(yaml), args, imgsz=args.imgsz or DETECTOR_SIZE,
                          batch=args.batch or 16, workers=args.workers, cache="ram", patience=100,
                          degrees=5.0, fliplr=0.5, close_mosaic=2, single_cls=True,
