@@ -155,3 +155,27 @@ def test_teach_then_scan_and_eval_with_the_set_on_real_photos(tmp_path, capsys):
     assert false[1] < false[0], report  # fewer false readings with the set taught
     assert main(["scan", str(teach_photos[0]), "--tile-set", "nope", "--database", database]) == 2
     assert "no tile set named 'nope'" in capsys.readouterr().err
+
+
+def test_the_api_teaches_a_set_from_a_photo_of_one_of_each_tile_in_order(tmp_path):
+    import io
+
+    from mahjong_lens.webui import create_app
+    boxes = []
+    for k in range(len(LAYOUT_ORDER)):
+        row, col = divmod(k, 9)
+        boxes.append((10 + 34 * col, 10 + 60 * row, 40 + 34 * col, 50 + 60 * row))
+    app = create_app({"DATABASE": str(tmp_path / "checks.db"),
+                      "RECOGNIZER": TeachableFake([("1m", box) for box in boxes])})
+    client = app.test_client()
+    image = _upload(photo([(box, IVORY) for box in boxes]))
+    answer = client.post("/api/tile-sets/laid%20out/teach", data={"image": (io.BytesIO(image), "p.png"), "layout": "1"},
+                         content_type="multipart/form-data")
+    assert answer.status_code == 200 and answer.get_json()["faces"] == 34
+    short = _upload(photo([(box, IVORY) for box in boxes[:30]]))
+    fake = TeachableFake([("1m", box) for box in boxes[:30]])
+    app = create_app({"DATABASE": str(tmp_path / "checks.db"), "RECOGNIZER": fake})
+    refused = app.test_client().post("/api/tile-sets/laid%20out/teach", data={"image": (io.BytesIO(short), "p.png"),
+                                                                              "layout": "1"},
+                                     content_type="multipart/form-data")
+    assert refused.status_code == 400 and "shows 30 tiles; it should show 34" in refused.get_json()["error"]

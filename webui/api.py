@@ -48,11 +48,13 @@ def tile_sets():
 @api.post("/tile-sets/<name>/teach")
 def teach(name: str):
     """multipart: image (the photo), tiles (JSON: [{box, tile}], as the player corrected them;
-    a box of the scan left out is no tile) -> {tile_set, faces, not_a_tile, tile_sets}."""
+    a box of the scan left out is no tile), or layout=1 for a photo of one of each tile in the
+    printed order -> {tile_set, faces, not_a_tile, tile_sets}."""
     upload = request.files.get("image")
     if upload is None:
         raise ServiceError("no photo was sent: attach it as the form field 'image'")
-    return jsonify(assistant().teach_upload(name, upload.read(), request.form.get("tiles")))
+    layout = request.form.get("layout", "") in ("1", "true", "on")
+    return jsonify(assistant().teach_upload(name, upload.read(), request.form.get("tiles"), layout=layout))
 
 
 @api.post("/referee")

@@ -290,9 +290,27 @@ class TableAssistant:
             raise ServiceError("this recogniser cannot be taught tile sets") from None
         return known[1]
 
-    def teach_upload(self, name: Any, data: bytes, tiles: Any) -> dict[str, Any]:
+    def teach_upload(self, name: Any, data: bytes, tiles: Any, layout: bool = False) -> dict[str, Any]:
         """POST /api/tile-sets/NAME/teach: a photo and what each of its tiles truly is (boxes
-        as the scan gave them, each with its face; a box left out is no tile) taught to a set."""
+        as the scan gave them, each with its face; a box left out is no tile) taught to a set;
+        or (``layout``) a photo of one of each tile laid in rows in the printed order."""
+        tile_sets = _vision("tile_sets")
+        labels: list | None = None if layout else self._taught_tiles(tiles)
+        image = self.decode(data)
+        base = self.recognizer()
+        try:
+            with base._lock:
+                kept = tile_sets.teach(tile_sets.TileSetStore(self.database), base._recognizer, name, image,
+                                       labels, source="the page")
+        except tile_sets.TileSetError as error:
+            raise ServiceError(str(error)) from None
+        except AttributeError:
+            raise ServiceError("this recogniser cannot be taught tile sets") from None
+        return {"tile_set": tile_sets.valid_name(name), **kept, "tile_sets": self.tile_sets()}
+
+    @staticmethod
+    def _taught_tiles(tiles: Any) -> list:
+        """The page's [{box, tile}] as examples; a sentence for anything else."""
         tile_sets = _vision("tile_sets")
         if isinstance(tiles, (str, bytes)):
             tiles = parse_json(tiles, "tiles", "tiles is not valid JSON")
@@ -305,17 +323,7 @@ class TableAssistant:
                     or not isinstance(tile, str) or not (tile == "back" or _is_tile_code(tile)):
                 raise ServiceError("each tile is {box: [x1, y1, x2, y2], tile: a tile such as 5p}")
             labels.append(tile_sets.Example(tile, tuple(float(v) for v in box)))
-        image = self.decode(data)
-        base = self.recognizer()
-        try:
-            with base._lock:
-                kept = tile_sets.teach(tile_sets.TileSetStore(self.database), base._recognizer, name, image,
-                                       labels, source="the page")
-        except tile_sets.TileSetError as error:
-            raise ServiceError(str(error)) from None
-        except AttributeError:
-            raise ServiceError("this recogniser cannot be taught tile sets") from None
-        return {"tile_set": tile_sets.valid_name(name), **kept, "tile_sets": self.tile_sets()}
+        return labels
 
     def scan_image(self, image: Any, context: dict, rules: str, options: dict | None = None,
                    name: str = "photo", tile_set: Any = None) -> Any:

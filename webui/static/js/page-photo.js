@@ -190,7 +190,8 @@ function photoPage() {
   $("#teach-button").addEventListener("click", async () => {
     const name = $("#teach-name").value.trim();
     const say = (text, kind) => { teachStatus.hidden = false; setStatus(teachStatus, text, kind); };
-    if (!scan || !photoFile) { say("Read a photo of the set first, and put its hand right.", "warn"); return; }
+    const layout = $("#teach-layout").checked;
+    if (!scan || !photoFile) { say(layout ? "Read the photo of the laid-out set first." : "Read a photo of the set first, and put its hand right.", "warn"); return; }
     if (!name) { say("Give the set a name, such as “club blue set”.", "warn"); return; }
     const tiles = editor.state.slots().filter((s) => s.scan !== null).map((s) => {
       const seen = scan.tiles[s.scan];
@@ -198,7 +199,8 @@ function photoPage() {
     });
     const body = new FormData();
     body.append("image", photoFile, "photo");
-    body.append("tiles", JSON.stringify(tiles));
+    if (layout) body.append("layout", "1");
+    else body.append("tiles", JSON.stringify(tiles));
     say("Teaching…", "busy");
     try {
       const answer = await request(`/api/tile-sets/${encodeURIComponent(name)}/teach`, { method: "POST", body });
