@@ -219,25 +219,20 @@ class TaughtRecognizer:
         self.tiles = list(tiles)
         self.features = _unit(features)
         self.match, self.margin = match, margin
-        self.class_names = base.class_names
-
-    def __getattr__(self, attribute: str) -> Any:  # boxes, classify, classifiers ...: the base's
-        return getattr(self.base, attribute)
 
     def nearest(self, features: np.ndarray) -> list[str | None]:
         """The face each feature row is taught to be (NOT_A_TILE: none), or None where the set
         does not say (no example close enough, or two faces nearly as close)."""
         if not len(features):
             return []
-        similarity = features @ self.features.T
-        out: list[str | None] = []
-        for row in similarity:
-            best = int(np.argmax(row))
-            tile = self.tiles[best]
-            others = [s for s, t in zip(row, self.tiles) if t != tile]
-            second = max(others, default=-1.0)
-            out.append(tile if row[best] >= self.match and row[best] - second >= self.margin else None)
-        return out
+        similarity = features @ self.features.T          # boxes x examples
+        faces = np.array(self.tiles)
+        best = similarity.argmax(axis=1)
+        nearest = similarity[np.arange(len(similarity)), best]
+        # the nearest example of any other face than the nearest one's
+        other = np.where(faces[None, :] != faces[best][:, None], similarity, -1.0).max(axis=1)
+        sure = (nearest >= self.match) & (nearest - other >= self.margin)
+        return [str(faces[b]) if ok else None for b, ok in zip(best, sure)]
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
         boxes, confidences, probabilities, crops = boxes_and_features(self.base, image)
