@@ -4,6 +4,9 @@ then the photos of another read with and without it.
     python benchmarks/teach_tile_set.py                      # riichi-bluemat: train/ teaches, valid/ reads
     python benchmarks/teach_tile_set.py --teach-photos 1     # taught from one photo
     python benchmarks/teach_tile_set.py --match 0.85 --margin 0.05
+    python benchmarks/teach_tile_set.py --teach datasets/also_train_red_table_set.txt \
+        --read ../shared/data/real/chinese-mixed/valid --read-pattern 'IMG_27(6[1-9]|7[0-7])'
+        # the red-table set: taught from its first half, its unseen second half read
 
 Every box the detector puts on a taught photo is an example: of the face it covers by its label,
 or of no tile where it covers no label (``vision.tile_sets.teach``). Recall and precision are
@@ -12,6 +15,7 @@ or of no tile where it covers no label (``vision.tile_sets.teach``). Recall and 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -26,8 +30,10 @@ from mahjong_lens.vision.train import default_data_dir  # noqa: E402
 def main(argv: list[str] | None = None) -> int:
     data = default_data_dir() / "real" / "riichi-bluemat"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--teach", default=str(data / "train"), help="labelled photos to teach from")
+    parser.add_argument("--teach", default=str(data / "train"),
+                        help="labelled photos to teach from: a folder, or a list of photos (as train --also-train reads)")
     parser.add_argument("--read", default=str(data / "valid"), help="labelled photos to read")
+    parser.add_argument("--read-pattern", default=None, help="only the photos to read whose names match this")
     parser.add_argument("--teach-photos", type=int, default=0, help="teach from this many photos (0: all)")
     parser.add_argument("--model", default=None)
     parser.add_argument("--match", type=float, default=None)
@@ -38,13 +44,20 @@ def main(argv: list[str] | None = None) -> int:
     from mahjong_lens.vision.recognizer import load_recognizer
     from mahjong_lens.vision.tile_sets import Example, TileSetStore, taught_recognizer, teach
 
+    from mahjong_lens.vision.train import label_path_for, read_photo_list
     base = load_recognizer(args.model)
-    teach_items = labelled_images(Path(args.teach))
+    if Path(args.teach).is_file():
+        teach_items = [("listed", photo, label_path_for(photo))
+                       for photo in read_photo_list(Path(args.teach), default_data_dir())]
+    else:
+        teach_items = labelled_images(Path(args.teach))
     if args.teach_photos:
         # spread over the folder: the photos of a fixed camera change slowly
         step = max(1, len(teach_items) // args.teach_photos)
         teach_items = teach_items[::step][:args.teach_photos]
-    read_items = labelled_images(Path(args.read))
+    taught_names = {photo.name for _, photo, _ in teach_items}
+    read_items = [item for item in labelled_images(Path(args.read)) if item[1].name not in taught_names
+                  and (not args.read_pattern or re.search(args.read_pattern, item[1].name))]
     with tempfile.TemporaryDirectory() as folder:
         store = TileSetStore(Path(folder) / "sets.sqlite")
         started = time.perf_counter()
