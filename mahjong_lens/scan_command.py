@@ -150,9 +150,10 @@ def summary(scan: ScanResult) -> str:
             else:
                 lines.append(f"    not scored: {result.get('error')}")
         if entry.question == "win_way":
-            drawn, discard = entry.candidates["way_candidates"]
-            lines.append(f"    self-drawn or a discard? self-drawn {drawn['points']}, on a discard "
-                         f"{discard['points']} points; give --self-drawn or --discarder")
+            drawn, discard = (f"{'no win' if c['points'] is None else c['points']}{' at most' if c.get('then') else ''}"
+                              for c in entry.candidates["way_candidates"])
+            lines.append(f"    self-drawn or a discard? self-drawn {drawn}, on a discard {discard} (points); "
+                         "give --self-drawn or --discarder")
         elif entry.question == "not_won":
             lost = entry.candidates["way_candidates"][0]
             lines.append(f"    did the hand win? As a hand that did not win it scores {lost['points']} points; "

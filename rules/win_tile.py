@@ -183,33 +183,44 @@ def ask_kong_in_row(hand: Hand | Mapping[str, Any], rules: str, options: Mapping
 
 def ask_win_way(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                 ) -> dict[str, Any]:
-    """A hand won on a known tile that says neither self-drawn nor who discarded: both ways
-    scored (the discard from the player before the winner: only who pays depends on who it
-    was).  The score where both agree (a note says so), the rules' own answer where one way is
-    no win, else the question "win_way"."""
+    """A hand won that says neither self-drawn nor who discarded: both ways scored (the
+    discard from the player before the winner: only who pays depends on who it was; without a
+    winning tile, each way asks for it too, ``ask_win_tile``). Where both ways give one score,
+    that is the answer (a note says so, ``way_taken`` which way was taken); where neither wins,
+    the rules' answer; else the question "win_way", each way with its score (None: no win
+    that way; ``then``: which tile won is asked next). Nothing is guessed: a hand that wins
+    only one way is asked about too, as a referee would."""
     hand = as_hand(hand)
     before = WINDS[(WINDS.index(hand.seat_wind) - 1) % 4]  # play runs E, S, W, N: who discards to the winner
-    drawn = score(replace(hand, self_drawn=True, discarder=None), rules, dict(options or {}))
-    discard = score(replace(hand, self_drawn=False, discarder=before), rules, dict(options or {}))
-    if not (drawn.valid and discard.valid):
-        # one way is no win at all (a false Mahjong): that is the referee's to know, not to
-        # guess; the answer is that way's, and a note says what the other way scores
-        if not (drawn.valid or discard.valid):
-            return drawn.to_dict()
-        won_way, lost = ("self-drawn", discard) if drawn.valid else ("a discard", drawn)
-        answer = lost.to_dict()
-        answer["note"] = (f"how the hand was won was not said: won by {won_way} it scores "
-                          f"{(drawn if drawn.valid else discard).points} points")
-        return answer
-    if drawn.points == discard.points and drawn.payments == discard.payments:
-        answer = drawn.to_dict()
+    taken = {"self_drawn": {"self_drawn": True, "discarder": None},
+             "discard": {"self_drawn": False, "discarder": before}}
+    ways = {way: (score(replace(hand, **taken[way]), rules, dict(options or {})).to_dict() if hand.win_tile
+                  else ask_win_tile(replace(hand, **taken[way]), rules, options)) for way in taken}
+
+    def best(answer: dict[str, Any]) -> int | None:
+        if answer.get("valid"):
+            return answer["points"]
+        return max((c["points"] for c in answer.get("win_candidates", [])), default=None)
+    points = {way: best(answer) for way, answer in ways.items()}
+    drawn, discard = ways["self_drawn"], ways["discard"]
+    if all(value is None for value in points.values()):
+        return drawn
+    if drawn.get("valid") and discard.get("valid") and drawn["points"] == discard["points"] \
+            and drawn["payments"] == discard["payments"]:
+        answer = dict(drawn)
         answer["note"] = "how the hand was won was not said; self-drawn or a discard score alike"
+        answer["way_taken"] = taken["self_drawn"]
         return answer
-    return _question(rules, "win_way", f"self-drawn or a discard? The score depends on it ({drawn.points} "
-                                       f"points self-drawn, {discard.points} on a discard, e.g. from "
+    then = {way: None if answer.get("valid") else answer.get("question") for way, answer in ways.items()}
+    words = {way: "no win" if points[way] is None else
+             f"{'up to ' if then[way] else ''}{points[way]}{' points' if way == 'self_drawn' else ''}"
+             for way in ways}
+    return _question(rules, "win_way", f"self-drawn or a discard? The score depends on it ({words['self_drawn']} "
+                                       f"self-drawn, {words['discard']} on a discard, e.g. from "
                                        f"{WIND_NAMES[before]})",
-                     way_candidates=[{"way": "self_drawn", "points": drawn.points},
-                                     {"way": "discard", "discarder": before, "points": discard.points}])
+                     way_candidates=[{"way": "self_drawn", "points": points["self_drawn"], "then": then["self_drawn"]},
+                                     {"way": "discard", "discarder": before, "points": points["discard"],
+                                      "then": then["discard"]}])
 
 
 def ask_missing_tile(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None

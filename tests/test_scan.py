@@ -541,6 +541,21 @@ def test_a_doubtful_tile_whose_runner_up_is_a_back_is_named_not_a_server_error()
     assert any("perhaps the face-down tile" in p for p in scan.problems)
 
 
+@pytest.mark.parametrize("rules", ["riichi", "rode-draak"])
+def test_a_scan_that_says_neither_the_winning_tile_nor_how_it_was_won_asks_how(rules):
+    """No tile set apart, no --self-drawn or --discarder: self-drawn the hand wins (a
+    concealed self-draw), on a discard it does not: asked, never taken as the one that wins."""
+    items, _ = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split())
+    scan = scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {}, rules)
+    winner = scan.winner
+    assert winner.question == "win_way" and not scan.scored
+    drawn, discard = winner.candidates["way_candidates"]
+    assert drawn["points"] > 0 and discard["points"] is None
+    assert "on a discard no win (points); give --self-drawn or --discarder" in summary(scan)
+    # said self-drawn: scored
+    assert scan_detections(place(items, 0, centre=(400, 300)), 800, 600, {"self_drawn": True}, rules).scored
+
+
 def test_the_recognisers_rotation_travels_through_json():
     """A tile entry with a rotation (an added, optional field) becomes a TileDetection with
     it, and a scan writes it back; entries without it stay as they were."""

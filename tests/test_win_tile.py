@@ -70,9 +70,16 @@ def test_how_a_hand_was_won_is_asked_where_the_rules_need_it_and_it_changes_the_
     assert ways["self_drawn"]["points"] == score({**hand, "self_drawn": True}, "riichi").points
     assert ways["discard"]["discarder"] == "E"  # East plays before South
     assert ways["discard"]["points"] == score({**hand, "discarder": "E"}, "riichi").points
-    # Rode Draak: on a discard this hand is a false Mahjong (one doubling): said, not guessed
+    # Rode Draak: on a discard this hand is a false Mahjong (one doubling): asked, not guessed
     no_win = ask_win_way({**hand, "concealed": "123m456p789s55z111z"}, "rode-draak")
-    assert not no_win["valid"] and "false Mahjong" in no_win["error"] and "self-drawn it scores" in no_win["note"]
+    assert no_win["question"] == "win_way" and "no win on a discard" in no_win["error"]
+    assert [c["points"] for c in no_win["way_candidates"]] == [score({**hand, "self_drawn": True}, "rode-draak").points,
+                                                               None]
+    # neither the winning tile nor how it was won: each way asks which tile, the best said
+    both = ask_win_way({"concealed": "123m456p789s55z111z", "seat_wind": "S"}, "riichi")
+    assert both["question"] == "win_way" and "up to" in both["error"]
+    # self-drawn, every tile scores alike; on a discard the score depends on the tile, asked next
+    assert [c["then"] for c in both["way_candidates"]] == [None, "win_tile"]
 
 
 

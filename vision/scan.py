@@ -272,14 +272,17 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
             else:
                 if answer.get("note"):
                     entry.problems.append(answer.pop("note"))
+                entry.hand.update(answer.pop("way_taken", {}))
                 entry.result = answer
         return entry
-    # a complete hand with no tile set apart: the score may not depend on which tile won
-    answer = ask_win_tile(parsed, rules, options)
+    # a complete hand with no tile set apart: the score may not depend on which tile won;
+    # nor, where nothing said how it was won, on that (the command line without flags)
+    said = context.get("self_drawn") or context.get("discarder")
+    answer = ask_win_tile(parsed, rules, options) if said else ask_win_way(parsed, rules, options)
     taken = answer.pop("win_tile_taken", None)
     if answer.get("question"):
         return entry.ask(answer)
-    entry.hand = dict(hand_dict, win_tile=taken)
+    entry.hand = dict(hand_dict, win_tile=taken, **answer.pop("way_taken", {}))
     note = answer.pop("note", None)
     entry.result = answer
     entry.problems.append(note or "no tile was set apart as the winning tile, and the hand does not "

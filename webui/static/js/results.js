@@ -6,7 +6,7 @@ import { WINDS, WIND_NAMES, tileElement } from "./tiles.js";
 
 /** Net gains -> who pays whom (debtors pay creditors, largest first). */
 const STANDARD_KEYS = new Set(["rules", "valid", "winning", "points", "breakdown", "payments", "transfers", "error",
-  "note", "win_tile_taken"]);
+  "note", "win_tile_taken", "way_taken"]);
 
 /** Each seat's gain or loss, and who pays whom: `moves` as the server computed them
  * ({from, to, amount}); the page adds up nothing itself. */
