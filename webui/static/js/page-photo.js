@@ -187,6 +187,8 @@ function photoPage() {
   // teach a tile set: each box of the photo as the player left it (a face, or a face-down
   // tile); the boxes they removed are taught as no tile, on the server
   const teachStatus = $("#teach-status");
+  // the set chosen for reading is the one a correction is most likely taught to
+  $("#tile-set").addEventListener("change", (event) => { if (event.target.value) $("#teach-name").value = event.target.value; });
   $("#teach-button").addEventListener("click", async () => {
     const name = $("#teach-name").value.trim();
     const say = (text, kind) => { teachStatus.hidden = false; setStatus(teachStatus, text, kind); };
