@@ -133,7 +133,17 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
     groups: list[list[list[int]]] = []
     distance: dict[int, float] = {}
     leftovers: list[list[int]] = []
-    for r in sorted(candidates, key=len, reverse=True):
+    # a hand laid in two rows is one candidate, as long as both together (it must not lose
+    # its rows to a longer row of other tiles nearby)
+    pairs = _stacked_pairs(candidates, built, detections)
+    paired = {id(r) for pair in pairs for r in pair}
+    units = [list(pair) for pair in pairs] + [[r] for r in candidates if id(r) not in paired]
+    for unit in sorted(units, key=lambda u: sum(len(r) for r in u), reverse=True):
+        if len(unit) == 2:
+            groups.append(unit)
+            distance[id(unit[1])] = 0.0
+            continue
+        r = unit[0]
         near = _companion(built[id(r)], groups, built, detections) if len(r) >= 2 else None
         if near is not None:
             groups[near[0]].append(r)
@@ -161,6 +171,33 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
         leftovers += [r for g, s in zip(groups, sizes) if s < MIN_FULL_HAND for r in g]
         groups = [g for g, s in zip(groups, sizes) if s >= MIN_FULL_HAND]
     return groups, leftovers
+
+
+def _stacked_pairs(candidates: list[list[int]], built: dict, detections: Sequence[TileDetection]
+                   ) -> list[tuple[list[int], list[int]]]:
+    """Rows of loose tiles laid one behind the other that together hold a hand's tiles (13 to
+    MAX_HAND_TILES), each row in one pair at most, the closest pairs first."""
+    def tiles(r: list[int]) -> int:  # a concealed kong's backs are tiles of the hand too
+        return sum(detections[i].tile[1:] != "f" for i in r)
+
+    def faces(r: list[int]) -> int:
+        return sum(detections[i].tile[1:] != "f" and not detections[i].face_down for i in r)
+    loose = [r for r in candidates if faces(r) >= 3 and _loose_tiles(built[id(r)], detections)]
+    found = []
+    for k, a in enumerate(loose):
+        for b in loose[k + 1:]:
+            ra, rb = built[id(a)], built[id(b)]
+            if 13 <= tiles(a) + tiles(b) <= MAX_HAND_TILES and _stacked(ra, rb, detections):
+                # the nearest across the rows first (their centres along the rows may lie apart)
+                pitch = abs(float(np.dot(rb.centre - ra.centre, [-ra.direction[1], ra.direction[0]])))
+                found.append((pitch, a, b))
+    pairs: list[tuple[list[int], list[int]]] = []
+    used: set[int] = set()
+    for _, a, b in sorted(found, key=lambda item: item[0]):
+        if id(a) not in used and id(b) not in used:
+            pairs.append((a, b))
+            used.update((id(a), id(b)))
+    return pairs
 
 
 def _stacked(a: _Row, b: _Row, detections: Sequence[TileDetection]) -> bool:
