@@ -151,16 +151,16 @@ class _SerialRecognizer:
     """One detect() at a time: a model is not safe to share between request threads."""
 
     def __init__(self, recognizer: Any, lock: Any = None):
-        self._recognizer = recognizer
-        self._lock = lock or threading.Lock()
+        self.model = recognizer
+        self.lock = lock or threading.Lock()
 
     def detect(self, image: Any) -> list:
-        with self._lock:
-            return self._recognizer.detect(image)
+        with self.lock:
+            return self.model.detect(image)
 
     def sharing_the_model(self, recognizer: Any) -> "_SerialRecognizer":
         """Another reader of the same model (a taught tile set's): one at a time with this one."""
-        return _SerialRecognizer(recognizer, self._lock)
+        return _SerialRecognizer(recognizer, self.lock)
 
 
 def _vision(module: str):
@@ -282,7 +282,7 @@ class TableAssistant:
             tiles, features = tile_sets.TileSetStore(self.database).examples(name)
             known = self._taught.get(name)
             if known is None or known[0] != len(tiles):  # taught more since: read anew
-                reader = tile_sets.TaughtRecognizer(base._recognizer, tiles, features, name)
+                reader = tile_sets.TaughtRecognizer(base.model, tiles, features, name)
                 known = self._taught[name] = (len(tiles), base.sharing_the_model(reader))
         except tile_sets.TileSetError as error:
             raise ServiceError(str(error)) from None
@@ -299,8 +299,8 @@ class TableAssistant:
         image = self.decode(data)
         base = self.recognizer()
         try:
-            with base._lock:
-                kept = tile_sets.teach(tile_sets.TileSetStore(self.database), base._recognizer, name, image,
+            with base.lock:
+                kept = tile_sets.teach(tile_sets.TileSetStore(self.database), base.model, name, image,
                                        labels, source="the page")
         except tile_sets.TileSetError as error:
             raise ServiceError(str(error)) from None
