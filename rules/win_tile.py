@@ -141,6 +141,17 @@ def score_or_ask(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
     return score(hand, rules, dict(options or {})).to_dict()
 
 
+def _best(answer: dict[str, Any]) -> tuple[int, str | None] | None:
+    """What an answer of score_or_ask / ask_win_tile makes of a hand as a win: its points and
+    None, or where the winning tile is still asked, the best candidate's points and that
+    question; None where it is no win."""
+    if answer.get("valid") and answer.get("winning"):
+        return answer["points"], None
+    if answer.get("win_candidates"):
+        return max(c["points"] for c in answer["win_candidates"]), answer["question"]
+    return None
+
+
 def ask_kong_in_row(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
                     ) -> dict[str, Any] | None:
     """A won hand one tile too many that holds four alike among its concealed tiles: a kong
@@ -162,13 +173,10 @@ def ask_kong_in_row(hand: Hand | Mapping[str, Any], rules: str, options: Mapping
             trial = replace(hand, concealed=tuple(rest), melds=(*hand.melds, Meld(SetType.KONG, tuple(four), is_open)))
             if hand.win_tile is not None and plain(hand.win_tile) == kind:  # no win completes a kong: the
                 trial = replace(trial, win_tile=None)                        # four were a kong, the winning tile another
-            answer = score_or_ask(trial, rules, options)
-            if answer.get("valid") and answer.get("winning"):
-                points, then = answer["points"], None
-            elif answer.get("win_candidates"):
-                points, then = max(c["points"] for c in answer["win_candidates"]), answer["question"]
-            else:
+            best = _best(score_or_ask(trial, rules, options))
+            if best is None:
                 continue
+            points, then = best
             candidates.append({"tile": kind, "name": tile_name(kind), "open": is_open, "points": points,
                                "then": then})
     if not candidates:
@@ -196,12 +204,9 @@ def ask_win_way(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str
              "discard": {"self_drawn": False, "discarder": before}}
     ways = {way: (score(replace(hand, **taken[way]), rules, dict(options or {})).to_dict() if hand.win_tile
                   else ask_win_tile(replace(hand, **taken[way]), rules, options)) for way in taken}
-
-    def best(answer: dict[str, Any]) -> int | None:
-        if answer.get("valid"):
-            return answer["points"]
-        return max((c["points"] for c in answer.get("win_candidates", [])), default=None)
-    points = {way: best(answer) for way, answer in ways.items()}
+    bests = {way: _best(answer) for way, answer in ways.items()}
+    points = {way: best[0] if best else None for way, best in bests.items()}
+    then = {way: best[1] if best else None for way, best in bests.items()}
     drawn, discard = ways["self_drawn"], ways["discard"]
     if all(value is None for value in points.values()):
         return drawn
@@ -211,7 +216,6 @@ def ask_win_way(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str
         answer["note"] = "how the hand was won was not said; self-drawn or a discard score alike"
         answer["way_taken"] = taken["self_drawn"]
         return answer
-    then = {way: None if answer.get("valid") else answer.get("question") for way, answer in ways.items()}
     words = {way: "no win" if points[way] is None else
              f"{'up to ' if then[way] else ''}{points[way]}{' points' if way == 'self_drawn' else ''}"
              for way in ways}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -67,6 +68,34 @@ class TileDetection:
         if self.face_confidence is not None:
             out["face_confidence"] = round(float(self.face_confidence), 3)
         return out
+
+
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two x1y1x2y2 boxes."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def pair_by_iou(firsts: Sequence[Sequence[float]], seconds: Sequence[Sequence[float]],
+                min_iou: float) -> dict[int, int]:
+    """Boxes of two lists paired greedily, the most overlapping pairs first (IoU at least
+    `min_iou`), each box in one pair at most: {index in firsts: index in seconds}."""
+    pairs = sorted(((iou(a, b), i, j) for i, a in enumerate(firsts) for j, b in enumerate(seconds)),
+                   reverse=True)
+    paired: dict[int, int] = {}
+    taken: set[int] = set()
+    for overlap, i, j in pairs:
+        if overlap < min_iou:
+            break
+        if i not in paired and j not in taken:
+            paired[i] = j
+            taken.add(j)
+    return paired
 
 
 def turned_boxes(boxes: np.ndarray, width: float, height: float, quarter_turns: int = 1) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from mahjong_lens.datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
 from mahjong_lens.datasets.real import inflated_boxes, pixel_box, read_yolo_labels
-from mahjong_lens.vision.detections import TileDetection, turned_boxes
+from mahjong_lens.vision.detections import TileDetection, iou, turned_boxes  # noqa: F401 (iou: evaluate's API)
 
 IOU_THRESHOLD = 0.5
 #: Below IoU 0.5 but at least this, a box and a label are taken for the same tile, the two
@@ -110,17 +110,6 @@ class SourceScore:
                 "seconds_per_image": round(self.seconds / max(self.images, 1), 4),
                 "unread": {kind: self.unread[kind] for kind in UNREAD_KINDS},
                 "false": {kind: self.false[kind] for kind in FALSE_KINDS}}
-
-
-def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """Intersection over union of two x1y1x2y2 boxes."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def score_image(detections: list[TileDetection], truths: list[Truth],

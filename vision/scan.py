@@ -247,6 +247,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 entry.error += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
                                 "other tiles")
         return entry
+    said = context.get("self_drawn") or context.get("discarder")  # how it was won, where the context says
     if not won:
         hand_dict["self_drawn"], hand_dict["discarder"] = False, None
         entry.hand = hand_dict
@@ -262,7 +263,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         hand_dict["win_tile"] = exact[-1] if hand.win_tile is None else hand.win_tile
         parsed = replace(parsed, win_tile=hand_dict["win_tile"])
         entry.hand, entry.result = hand_dict, score(parsed, rules, options).to_dict()
-        if not entry.result["valid"] and not context.get("self_drawn") and not context.get("discarder"):
+        if not entry.result["valid"] and not said:
             # the rules need to know how it was won, and nothing said it (the command line
             # without --self-drawn or --discarder): both ways scored, asked where they differ
             answer = ask_win_way(parsed, rules, options)
@@ -277,7 +278,6 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         return entry
     # a complete hand with no tile set apart: the score may not depend on which tile won;
     # nor, where nothing said how it was won, on that (the command line without flags)
-    said = context.get("self_drawn") or context.get("discarder")
     answer = ask_win_tile(parsed, rules, options) if said else ask_win_way(parsed, rules, options)
     taken = answer.pop("win_tile_taken", None)
     if answer.get("question"):

@@ -29,7 +29,7 @@ import numpy as np
 
 from mahjong_lens.rules.tiles import parse_tiles
 
-from .detections import TileDetection
+from .detections import TileDetection, pair_by_iou
 
 NOT_A_TILE = "none"
 #: the faces of a tile set laid out to teach it: one of each, in rows, in this order
@@ -142,29 +142,12 @@ def boxes_and_features(recognizer: Any, image: np.ndarray) -> tuple[np.ndarray, 
     return boxes, confidences, recognizer.classify(crops), crops
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    x1, y1, x2, y2 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
-    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def examples_from_labels(boxes: np.ndarray, labels: Sequence[Example]) -> list[str]:
     """What each detector box is, by the labels: the face of the label it covers (IoU at
     least IOU_TO_LABEL, each label once, the best pairs first), else NOT_A_TILE (a box on
     something labelled as no tile)."""
-    pairs = sorted(((_iou(box, label.box), b, k) for b, box in enumerate(boxes) for k, label in enumerate(labels)),
-                   reverse=True)
-    named: dict[int, str] = {}
-    used: set[int] = set()
-    for overlap, b, k in pairs:
-        if overlap < IOU_TO_LABEL:
-            break
-        if b in named or k in used:
-            continue
-        named[b] = labels[k].tile
-        used.add(k)
-    return [named.get(b, NOT_A_TILE) for b in range(len(boxes))]
+    paired = pair_by_iou(boxes, [label.box for label in labels], IOU_TO_LABEL)
+    return [labels[paired[b]].tile if b in paired else NOT_A_TILE for b in range(len(boxes))]
 
 
 def examples_from_layout(detections: Sequence[TileDetection]) -> list[str]:

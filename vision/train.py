@@ -34,7 +34,7 @@ import numpy as np
 from mahjong_lens.datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
 from mahjong_lens.datasets.real import (inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
                            read_yolo_labels)
-from mahjong_lens.vision.detections import turned_boxes
+from mahjong_lens.vision.detections import pair_by_iou, turned_boxes
 from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                SECOND_CLASSIFIER_FILE, ALSO_TRAINED_FILE, TwoStageRecognizer, also_trained_on,
                                export_onnx, load_recognizer, square_crop)
@@ -156,18 +156,9 @@ def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou:
     where the detector puts its boxes sees what it will see when reading a photo; and a
     label that Roboflow shifted off its tile (its turned copies) still names the tile the
     detector finds under it, rather than a crop of half of two tiles."""
-    from mahjong_lens.vision.evaluate import iou
-    pairs = sorted(((iou(label, found), i, j) for i, label in enumerate(label_boxes)
-                    for j, found in enumerate(detector_boxes)), reverse=True)
-    snapped: list[Box | None] = [None] * len(label_boxes)
-    taken: set[int] = set()
-    for overlap, i, j in pairs:
-        if overlap < min_iou:
-            break
-        if snapped[i] is None and j not in taken:
-            snapped[i] = tuple(float(v) for v in detector_boxes[j])
-            taken.add(j)
-    return snapped
+    paired = pair_by_iou(label_boxes, detector_boxes, min_iou)
+    return [tuple(float(v) for v in detector_boxes[paired[i]]) if i in paired else None
+            for i in range(len(label_boxes))]
 
 
 def label_path_for(image: Path) -> Path:
