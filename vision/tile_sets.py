@@ -87,13 +87,24 @@ class TileSetStore:
                            [(name, tile, row.tobytes(), source) for tile, row in zip(tiles, features)])
         return len(tiles)
 
+    def count(self, name: str) -> int:
+        """How many examples a set holds (cheap: a reader cached for that many stays good);
+        TileSetError for a set that does not exist."""
+        with self._connect() as db:
+            if db.execute("SELECT 1 FROM tile_sets WHERE name = ?", (name,)).fetchone() is None:
+                raise self._unknown(name)
+            return db.execute("SELECT COUNT(*) FROM tile_examples WHERE tile_set = ?", (name,)).fetchone()[0]
+
+    def _unknown(self, name: str) -> TileSetError:
+        known = [row["name"] for row in self.names()]
+        return TileSetError(f"no tile set named {name!r}" + (f" (there are: {', '.join(known)})" if known
+                                                             else " (none has been taught yet)"))
+
     def examples(self, name: str) -> tuple[list[str], np.ndarray]:
         """A set's tiles and features (rows); TileSetError for a set that does not exist."""
         with self._connect() as db:
             if db.execute("SELECT 1 FROM tile_sets WHERE name = ?", (name,)).fetchone() is None:
-                known = [row["name"] for row in self.names()]
-                raise TileSetError(f"no tile set named {name!r}" + (f" (there are: {', '.join(known)})" if known
-                                                                   else " (none has been taught yet)"))
+                raise self._unknown(name)
             rows = db.execute("SELECT tile, features FROM tile_examples WHERE tile_set = ? ORDER BY id",
                               (name,)).fetchall()
         if not rows:
@@ -148,6 +159,22 @@ def examples_from_labels(boxes: np.ndarray, labels: Sequence[Example]) -> list[s
     something labelled as no tile)."""
     paired = pair_by_iou(boxes, [label.box for label in labels], IOU_TO_LABEL)
     return [labels[paired[b]].tile if b in paired else NOT_A_TILE for b in range(len(boxes))]
+
+
+def examples_from_page(tiles: Any) -> list[Example]:
+    """The page's [{box: [x1, y1, x2, y2], tile}] (the boxes a player kept, each with its
+    face, as the recogniser names faces) as examples; TileSetError for anything else."""
+    from mahjong_lens.datasets.classes import CLASS_NAMES
+    if not isinstance(tiles, list) or not tiles:
+        raise TileSetError("send the photo's tiles: a list of {box: [x1, y1, x2, y2], tile}")
+    examples = []
+    for item in tiles:
+        box, tile = (item.get("box"), item.get("tile")) if isinstance(item, dict) else (None, None)
+        if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)) \
+                or tile not in CLASS_NAMES:
+            raise TileSetError("each tile is {box: [x1, y1, x2, y2], tile: a tile such as 5p}")
+        examples.append(Example(tile, tuple(float(v) for v in box)))
+    return examples
 
 
 def examples_from_layout(detections: Sequence[TileDetection]) -> list[str]:

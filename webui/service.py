@@ -131,14 +131,6 @@ def _written(hand: Any) -> Any:
         return dict(hand) if isinstance(hand, Mapping) else hand
 
 
-def _is_tile_code(tile: str) -> bool:
-    from mahjong_lens.rules.tiles import NotationError, parse_tile
-    try:
-        return parse_tile(tile) == tile
-    except NotationError:
-        return False
-
-
 def _safe_name(filename: str | None) -> str:
     """A display name for the scan (never used as a path)."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(filename or ""))[:80]
@@ -279,11 +271,13 @@ class TableAssistant:
         tile_sets = _vision("tile_sets")
         try:
             name = tile_sets.valid_name(tile_set)
-            tiles, features = tile_sets.TileSetStore(self.database).examples(name)
+            store = tile_sets.TileSetStore(self.database)
+            count = store.count(name)
             known = self._taught.get(name)
-            if known is None or known[0] != len(tiles):  # taught more since: read anew
+            if known is None or known[0] != count:  # new, or taught more since: its examples read anew
+                tiles, features = store.examples(name)
                 reader = tile_sets.TaughtRecognizer(base.model, tiles, features, name)
-                known = self._taught[name] = (len(tiles), base.sharing_the_model(reader))
+                known = self._taught[name] = (count, base.sharing_the_model(reader))
         except tile_sets.TileSetError as error:
             raise ServiceError(str(error)) from None
         except AttributeError:  # a recogniser that is no model's (a test's fake)
@@ -295,7 +289,12 @@ class TableAssistant:
         as the scan gave them, each with its face; a box left out is no tile) taught to a set;
         or (``layout``) a photo of one of each tile laid in rows in the printed order."""
         tile_sets = _vision("tile_sets")
-        labels: list | None = None if layout else self._taught_tiles(tiles)
+        if isinstance(tiles, (str, bytes)):
+            tiles = parse_json(tiles, "tiles", "tiles is not valid JSON")
+        try:
+            labels = None if layout else tile_sets.examples_from_page(tiles)
+        except tile_sets.TileSetError as error:
+            raise ServiceError(str(error)) from None
         image = self.decode(data)
         base = self.recognizer()
         try:
@@ -307,23 +306,6 @@ class TableAssistant:
         except AttributeError:
             raise ServiceError("this recogniser cannot be taught tile sets") from None
         return {"tile_set": tile_sets.valid_name(name), **kept, "tile_sets": self.tile_sets()}
-
-    @staticmethod
-    def _taught_tiles(tiles: Any) -> list:
-        """The page's [{box, tile}] as examples; a sentence for anything else."""
-        tile_sets = _vision("tile_sets")
-        if isinstance(tiles, (str, bytes)):
-            tiles = parse_json(tiles, "tiles", "tiles is not valid JSON")
-        if not isinstance(tiles, list) or not tiles:
-            raise ServiceError("send the photo's tiles: a list of {box: [x1, y1, x2, y2], tile}")
-        labels = []
-        for item in tiles:
-            box, tile = (item.get("box"), item.get("tile")) if isinstance(item, Mapping) else (None, None)
-            if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)) \
-                    or not isinstance(tile, str) or not (tile == "back" or _is_tile_code(tile)):
-                raise ServiceError("each tile is {box: [x1, y1, x2, y2], tile: a tile such as 5p}")
-            labels.append(tile_sets.Example(tile, tuple(float(v) for v in box)))
-        return labels
 
     def scan_image(self, image: Any, context: dict, rules: str, options: dict | None = None,
                    name: str = "photo", tile_set: Any = None) -> Any:
