@@ -189,8 +189,7 @@ def _stacked_pairs(candidates: list[list[int]], built: dict, detections: Sequenc
             ra, rb = built[id(a)], built[id(b)]
             if 13 <= tiles(a) + tiles(b) <= MAX_HAND_TILES and _stacked(ra, rb, detections):
                 # the nearest across the rows first (their centres along the rows may lie apart)
-                pitch = abs(float(np.dot(rb.centre - ra.centre, [-ra.direction[1], ra.direction[0]])))
-                found.append((pitch, a, b))
+                found.append((_pitch_and_overlap(ra, rb, detections)[0], a, b))
     pairs: list[tuple[list[int], list[int]]] = []
     used: set[int] = set()
     for _, a, b in sorted(found, key=lambda item: item[0]):
@@ -207,12 +206,18 @@ def _stacked(a: _Row, b: _Row, detections: Sequence[TileDetection]) -> bool:
             > math.radians(STACKED_ANGLE):
         return False
     size = (_tile_size(detections, a.indices, a) + _tile_size(detections, b.indices, b)) / 2
+    pitch, overlap = _pitch_and_overlap(a, b, detections)
+    return STACKED_PITCH[0] * size < pitch < STACKED_PITCH[1] * size and overlap > 0
+
+
+def _pitch_and_overlap(a: _Row, b: _Row, detections: Sequence[TileDetection]) -> tuple[float, float]:
+    """How far row b lies from row a across a's direction, and how far the two overlap along
+    it (negative: the gap between their ends), in pixels."""
     normal = np.array([-a.direction[1], a.direction[0]])
     pitch = abs(float(np.dot(b.centre - a.centre, normal)))
     along_a = [float(np.dot(np.array(detections[i].center) - a.centre, a.direction)) for i in a.indices]
     along_b = [float(np.dot(np.array(detections[i].center) - a.centre, a.direction)) for i in b.indices]
-    overlap = min(max(along_a), max(along_b)) - max(min(along_a), min(along_b))
-    return STACKED_PITCH[0] * size < pitch < STACKED_PITCH[1] * size and overlap > 0
+    return pitch, min(max(along_a), max(along_b)) - max(min(along_a), min(along_b))
 
 
 def _joined(rows: list[_Row], detections: Sequence[TileDetection]) -> list[_Row]:
@@ -317,11 +322,7 @@ def _ponds(rows: list[_Row], detections: Sequence[TileDetection]) -> list[int]:
                 continue
             if _angle_between(angles[a], angles[b]) > math.radians(10):
                 continue
-            normal = np.array([-ra.direction[1], ra.direction[0]])
-            pitch = abs(float(np.dot(rb.centre - ra.centre, normal)))
-            ta = [float(np.dot(np.array(detections[i].center) - ra.centre, ra.direction)) for i in ra.indices]
-            tb = [float(np.dot(np.array(detections[i].center) - ra.centre, ra.direction)) for i in rb.indices]
-            overlap = min(max(ta), max(tb)) - max(min(ta), min(tb))
+            pitch, overlap = _pitch_and_overlap(ra, rb, detections)
             if pitch < 1.35 * size and overlap > -0.5 * size:
                 links.union(a, b)
     out: list[int] = []
