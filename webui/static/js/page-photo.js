@@ -195,14 +195,17 @@ function photoPage() {
     const layout = $("#teach-layout").checked;
     if (!scan || !photoFile) { say(layout ? "Read the photo of the laid-out set first." : "Read a photo of the set first, and put its hand right.", "warn"); return; }
     if (!name) { say("Give the set a name, such as “club blue set”.", "warn"); return; }
-    const tiles = editor.state.slots().filter((s) => s.scan !== null).map((s) => {
-      const seen = scan.tiles[s.scan];
-      return { box: seen.box, tile: seen.face_down ? "back" : s.code };
-    });
     const body = new FormData();
     body.append("image", photoFile, "photo");
-    if (layout) body.append("layout", "1");
-    else body.append("tiles", JSON.stringify(tiles));
+    if (layout) {
+      body.append("layout", "1");  // the server names the tiles by their places in the printed order
+    } else {
+      const tiles = editor.state.slots().filter((s) => s.scan !== null).map((s) => {
+        const seen = scan.tiles[s.scan];
+        return { box: seen.box, tile: seen.face_down ? "back" : s.code };
+      });
+      body.append("tiles", JSON.stringify(tiles));
+    }
     say("Teaching…", "busy");
     try {
       const answer = await request(`/api/tile-sets/${encodeURIComponent(name)}/teach`, { method: "POST", body });
