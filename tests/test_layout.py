@@ -683,3 +683,78 @@ def test_two_rows_with_a_meld_beside_them_are_a_hand_not_a_pond(angle):
     rows = [row(faces.split(), y=k * (TILE_H + 1.0))[0] for k, faces in
             enumerate(["1m 9m 2z 3z 5p 7s", "4s 8m 1z 6z 2p 9p", "3m 7p 4z 5s 8p 2s"])]
     assert find_layout(place([t for r in rows for t in r], angle)).hands == []
+
+
+WINNING = "1m 1m 1m 2p 3p 4p 5s 6s 7s 9s 9s 2z 2z 2z".split()
+
+
+def test_a_hand_that_reads_as_no_win_is_re_read_from_the_next_choices():
+    items, _ = row(WINNING, apart_before=(13,))
+    detections = place(items, 0)
+    # the 6s read as 6p (the true face the recogniser's second choice): fourteen tiles, no win
+    detections[7] = dataclasses.replace(detections[7], tile="6p", confidence=0.7,
+                                        alternatives=[("6s", 0.2), ("9p", 0.05)], face_confidence=0.7)
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert sorted(hand.concealed) == sorted(WINNING) and hand.reread == [7]
+    assert 7 in layout.doubtful  # asked about on the page all the same
+    assert any("the 6 of dots read as the 6 of bamboo, which makes the hand a win" in p for p in hand.problems)
+    # the winning tile itself misread: re-read, and the hand's winning tile with it
+    detections = place(items, 0)
+    detections[13] = dataclasses.replace(detections[13], tile="3z", alternatives=[("2z", 0.1)],
+                                         face_confidence=0.85)
+    hand = find_layout(detections).hands[0]
+    assert hand.win_tile == "2z" and sorted(hand.concealed) == sorted(WINNING)
+
+
+def test_no_re_read_of_a_win_a_non_win_or_an_unlikely_choice():
+    items, _ = row(WINNING, apart_before=(13,))
+    # read right: a win, nothing re-read, even where an alternative would also win
+    detections = place(items, 0)
+    detections[0] = dataclasses.replace(detections[0], alternatives=[("4m", 0.3)], face_confidence=0.6)
+    assert find_layout(detections).hands[0].reread == []
+    # thirteen tiles (a hand that did not go out): no tile is changed to make a win
+    detections = place(items[:13], 0)
+    detections[7] = dataclasses.replace(detections[7], tile="6p", alternatives=[("6s", 0.2)], face_confidence=0.7)
+    assert find_layout(detections).hands[0].concealed[7] == "6p"
+    # the next choice far less likely than the reading (< 1 %): left as read
+    detections = place(items, 0)
+    detections[7] = dataclasses.replace(detections[7], tile="6p", alternatives=[("6s", 0.005)],
+                                        face_confidence=0.99)
+    hand = find_layout(detections).hands[0]
+    assert "6p" in hand.concealed and hand.reread == []
+    # a fifth copy of a tile never completes a hand
+    detections = place(items, 0)
+    detections[9] = dataclasses.replace(detections[9], tile="5z", alternatives=[("1m", 0.3)], face_confidence=0.6)
+    assert find_layout(detections).hands[0].reread == []
+
+
+def test_two_re_readings_alike_are_asked_about_not_taken():
+    tiles = "2p 3p 4p 5s 6s 7s 9s 9s 2z 2z 2z 1m 1m 7z".split()
+    detections = place(row(tiles, apart_before=(13,))[0], 0)
+    # the tile set apart read as the red dragon: as the 1m (a pung of 1m, the 9s pair) or as
+    # the 9s (a pung of 9s, the 1m pair) the hand wins, and the recogniser rates both alike
+    detections[13] = dataclasses.replace(detections[13], alternatives=[("1m", 0.2), ("9s", 0.18)],
+                                         face_confidence=0.6)
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert hand.reread == [] and hand.win_tile == "7z"
+    assert 13 in layout.doubtful
+    assert any("among other readings" in p for p in hand.problems)
+    # one far likelier than the other: taken
+    detections[13] = dataclasses.replace(detections[13], alternatives=[("1m", 0.3), ("9s", 0.02)])
+    assert find_layout(detections).hands[0].win_tile == "1m"
+
+
+def test_a_second_box_on_a_tile_of_a_row_is_dropped():
+    items, _ = row(WINNING, apart_before=(13,))
+    detections = place(items, 0)
+    # a weak box across the 6s and the 7s (half of each), as the detector's NMS lets through
+    six, seven = detections[7].box, detections[8].box
+    across = ((six[0] + six[2]) / 2 + 2, six[1], (seven[0] + seven[2]) / 2 + 2, six[3])
+    layout = find_layout(detections + [TileDetection("7s", across, 0.3)])
+    hand = layout.hands[0]
+    assert sorted(hand.concealed) == sorted(WINNING) and 14 in layout.unassigned
+    # as confident as its neighbours, it is left (the page shows it; a wrong count asks)
+    layout = find_layout(detections + [TileDetection("7s", across, 0.9)])
+    assert len(layout.hands[0].concealed) == 15

@@ -1218,3 +1218,46 @@ def test_the_photos_trained_on_are_published_with_the_weights(tmp_path: Path, mo
     assert "list.txt:1: no photo with labels" in capsys.readouterr().err and not given
     listing.unlink()
     assert train.run(args) == 2 and "--also-train" in capsys.readouterr().err
+
+
+def test_every_box_off_the_labels_of_a_fully_labelled_set_is_no_tile():
+    """A set labelled to the last tile in view (--with-set): whatever the reader reads where no
+    label is (a book spine read as 1s) is an example of no tile; a box on a label is not,
+    nor one that mostly covers a label (a tile half hidden behind it)."""
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.train import boxes_on_no_label
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    reader.class_names = ["1s", "back", "none"]
+    found = np.array([[0, 0, 10, 10], [40, 0, 50, 10], [44, 0, 54, 10], [60, 0, 70, 10]], np.float32)
+    reader.readings = lambda image: (found, np.full(4, 0.9, np.float32), np.full((4, 3), 1 / 3, np.float32))
+    labels = [(40.0, 0.0, 50.0, 10.0)]
+    boxes = boxes_on_no_label(reader)(np.zeros((10, 80, 3), np.uint8), labels)
+    assert boxes == [(0.0, 0.0, 10.0, 10.0), (60.0, 0.0, 70.0, 10.0)]
+    assert len(boxes_on_no_label(reader)(np.zeros((10, 80, 3), np.uint8), [])) == 4
+
+
+def test_a_named_sets_photos_teach_no_tile_from_every_box_off_their_labels(tmp_path: Path):
+    import cv2
+    from mahjong_lens.vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
+    data = _fake_data_dir(tmp_path / "data")
+    images = data / "real" / "riichi-bluemat" / "train" / "images"
+    (images.parent / "labels").mkdir(parents=True), images.mkdir()
+    photo = np.full((200, 200, 3), 90, np.uint8)
+    photo[70:130, 80:120] = 240  # the labelled 5m
+    photo[10:40, 10:40] = 30     # a book spine nobody labelled
+    cv2.imwrite(str(images / "set_1.jpg"), photo)
+    (images.parent / "labels" / "set_1.txt").write_text("4 0.5 0.5 0.2 0.3\n")
+
+    def detector(image: np.ndarray) -> np.ndarray:
+        return np.array([(80, 70, 120, 130)] + ([(10, 10, 40, 40)] if (image == 30).all(axis=2).any() else []),
+                        np.float32)
+
+    def off_labels(image: np.ndarray, labels: list) -> list:
+        return [tuple(map(float, b)) for b in detector(image) if not any(b[0] < l[2] and l[0] < b[2] for l in labels)]
+
+    root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, detector=detector,
+                                   set_photos=[images / "set_1.jpg"], off_labels=off_labels,
+                                   not_a_tile=lambda image, labels: [])
+    assert len(list((root / "train" / "5m").glob("real*.png"))) == ALSO_TRAIN_WEIGHT
+    none = list((root / "train" / "none").glob("*.png"))
+    assert len(none) == 4 and all((cv2.imread(str(p)) < 60).mean() > 0.5 for p in none)  # the spine, four turns

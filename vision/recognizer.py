@@ -160,7 +160,7 @@ def tiles_lie(boxes: np.ndarray, share: float = LYING_SHARE) -> bool:
     return bool(np.mean(widths > heights) >= share)
 
 
-def _overlaps(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def box_overlaps(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The intersection areas of every box of `a` with every box of `b` (N x M; boxes
     x1y1x2y2), and the areas of the boxes of `a` and of `b`."""
     a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
@@ -179,7 +179,7 @@ def without_covering_boxes(boxes: np.ndarray, confidences: np.ndarray,
     hands on the table turned a quarter: 51 -> 58 of 73 read exactly; upright, 60 either way)."""
     if len(boxes) < 2:
         return boxes, confidences
-    inter, _, area = _overlaps(boxes, boxes)
+    inter, _, area = box_overlaps(boxes, boxes)
     held = inter / area[None, :]  # [i, j]: the share of box j inside box i
     np.fill_diagonal(held, 0.0)
     covering = ((held >= share) & (confidences[None, :] > confidences[:, None])).any(axis=1)
@@ -195,7 +195,7 @@ def added_boxes(boxes: np.ndarray, confidences: np.ndarray, more: np.ndarray, mo
     sure = np.asarray(more_confidences) >= min_confidence
     more, more_confidences = np.asarray(more, np.float32)[sure], np.asarray(more_confidences, np.float32)[sure]
     if len(more) and len(boxes):
-        inter, more_area, area = _overlaps(more, boxes)
+        inter, more_area, area = box_overlaps(more, boxes)
         keep = (inter / (more_area[:, None] + area[None, :] - inter)).max(axis=1) <= max_iou
         more, more_confidences = more[keep], more_confidences[keep]
     return (np.concatenate([boxes, more]).astype(np.float32),

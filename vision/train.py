@@ -37,7 +37,7 @@ from mahjong_lens.datasets.real import (inflated_boxes, is_dev_photo, photo_grou
 from mahjong_lens.vision.detections import pair_by_iou, turned_boxes
 from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                SECOND_CLASSIFIER_FILE, ALSO_TRAINED_FILE, TwoStageRecognizer, also_trained_on,
-                               export_onnx, load_recognizer, square_crop)
+                               box_overlaps, export_onnx, load_recognizer, square_crop)
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS_DIR = REPO / "models"
@@ -147,6 +147,28 @@ def faces_down_on_no_label(reader: TwoStageRecognizer,
         found, _, probabilities = read(image)
         return [tuple(float(v) for v in box) for box, probs in zip(found, probabilities)
                 if int(np.argmax(probs)) in on_no_tile and all(iou(tuple(box), label) < NEAR_IOU for label in labels)]
+    return boxes
+
+
+def boxes_on_no_label(reader: TwoStageRecognizer, readings: Readings | None = None,
+                      most_inside: float = 0.1) -> Callable[[np.ndarray, list[Box]], list[Box]]:
+    """Every box `reader` finds, whatever it reads there, that lies on no label: at most
+    `most_inside` of its area inside any labelled box.  For a set labelled to the last tile in
+    view (``--with-set``: riichi-bluemat labels every face-up tile fully in view), what the
+    detector finds elsewhere is the world around the table (book spines on a shelf, cards,
+    tiles cut off by the photo's edge), which the classifier must learn to call no tile."""
+    read = readings or reader.readings
+
+    def boxes(image: np.ndarray, labels: list[Box]) -> list[Box]:
+        found = read(image)[0]
+        if not len(found):
+            return []
+        if labels:
+            inter, area, _ = box_overlaps(found, np.asarray(labels, np.float32))
+            inside = (inter / area[:, None]).max(axis=1)
+        else:
+            inside = np.zeros(len(found))
+        return [tuple(float(v) for v in box) for box, share in zip(found, inside) if share <= most_inside]
     return boxes
 
 
@@ -384,7 +406,9 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                             real_copies: int = 1, slant: float = 0.0, balance: bool = False,
                             synth_per_class: int = SYNTH_CROPS_PER_CLASS,
                             not_a_tile: Callable[[np.ndarray, list[Box]], list[Box]] | None = None,
-                            also_train: Sequence[Path] = (), also_weight: int = ALSO_TRAIN_WEIGHT) -> Path:
+                            also_train: Sequence[Path] = (), also_weight: int = ALSO_TRAIN_WEIGHT,
+                            set_photos: Sequence[Path] = (),
+                            off_labels: Callable[[np.ndarray, list[Box]], list[Box]] | None = None) -> Path:
     """An image-folder dataset (train/CLASS, val/CLASS) of square tile crops, `size` px.
 
     With a `detector` (a function from a BGR photo to its tile boxes, N x 4 pixels), the
@@ -403,7 +427,9 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     each crop written `also_weight` times as often as the others'.
     Their boxes on no tile are found as the others' are: every box the detector puts on no
     label is not a non-tile there either (drawn for the red-table set: 6 of its 17 are
-    tiles left unlabelled at the photo's edge or under a shifted label)."""
+    tiles left unlabelled at the photo's edge or under a shifted label).  `set_photos`:
+    training photos of a set labelled to the last tile in view (``--with-set``), whose boxes
+    on no label (`off_labels`, ``boxes_on_no_label``) are all written as `NOT_A_TILE`."""
     import cv2
     rng = random.Random(seed)
     root = work / "classifier-data"
@@ -428,6 +454,8 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
     # 1. crops of the labelled real boxes (train split; dev photos go to val)
     sources = [(img, read_yolo_labels(label_path_for(img)), False) for img in real_images(data_dir, "train")]
     sources += [(img, read_yolo_labels(label_path_for(img)), True) for img in also_train]
+    sources += [(img, read_yolo_labels(label_path_for(img)), True) for img in set_photos]
+    open_world = {str(img) for img in set_photos} if off_labels is not None else set()
     rng.shuffle(sources)
     inflated = snapped_count = no_tile_count = 0
     class_copies: dict[int, int] = {}
@@ -474,7 +502,8 @@ def prepare_classifier_data(data_dir: Path, work: Path, art_copies: int = 24, se
                 else:
                     crop = square_crop(image, box, rng.uniform(0.0, 0.15), size)
                 save(_rotate(crop, turns), split, CLASS_NAMES[cls], f"real{n}_{k}_{copy}_{turns}")
-        for k, box in enumerate(not_a_tile(image, label_boxes) if not_a_tile else []):
+        finder = off_labels if str(image_path) in open_world else not_a_tile
+        for k, box in enumerate(finder(image, label_boxes) if finder else []):
             no_tile_count += 1
             for turns in range(1 if split == "val" else 4):  # few examples: each in every turn
                 margin = CROP_MARGIN if split == "val" else rng.uniform(0.0, 0.15)
@@ -699,8 +728,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="each crop of the --also-train photos is written N times as often as the others'")
     parser.add_argument("--no-publish", action="store_true", help="do not copy the weights to models/")
     parser.add_argument("--with-set", action="append", default=[], metavar="NAME",
-                        help="detector: also the train/ photos of this set of ../shared/data/real "
-                             "(e.g. riichi-bluemat; its valid/ stays unseen)")
+                        help="also the train/ photos of this set of ../shared/data/real (e.g. "
+                             "riichi-bluemat; its valid/ stays unseen); classifier (with --not-a-tile): "
+                             "each crop written --also-weight times, and every box on none of its "
+                             "labels learnt as no tile (the set labels every face-up tile in view)")
     parser.add_argument("--not-a-tile", action="store_true",
                         help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
                              "recogniser reads as face-down tiles where a real photo has no label (empty "
@@ -745,12 +776,16 @@ def run(args: argparse.Namespace) -> int:
             readings = once_per_photo(reader) if reader and args.not_a_tile else None
             detector = crop_detector(reader, readings) if reader else None
             not_a_tile = faces_down_on_no_label(reader, readings) if args.not_a_tile else None
+            set_photos = [photo for photo in real_images(data_dir, "train", args.with_set)
+                          if any(f"/real/{name}/" in str(photo) for name in args.with_set)]
+            off_labels = boxes_on_no_label(reader, readings) if args.not_a_tile and reader else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
                                              slant=args.slant, balance=args.balance,
                                              synth_per_class=args.synth_per_class, not_a_tile=not_a_tile,
-                                             also_train=also_train, also_weight=args.also_weight)
+                                             also_train=also_train, also_weight=args.also_weight,
+                                             set_photos=set_photos, off_labels=off_labels)
         if args.not_a_tile and args.init:
             # the shipped classifier's head grows a row instead of being drawn afresh
             args.init = str(with_new_class(Path(args.init), NOT_A_TILE, work / "init-with-not-a-tile.pt"))

@@ -13,7 +13,7 @@ from ..detections import TileDetection
 from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
-                   _meld_type, _partition, _peel, likeliest_set)
+                   _meld_type, _partition, _peel, likeliest_set, likeliest_win)
 from .thresholds import BACK
 
 
@@ -216,3 +216,29 @@ def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list
         out.append(f"{count} among the concealed tiles: turn {'it' if len(hidden) == 1 else 'them'} "
                    "face up (only a concealed kong shows tiles face down)")
     return out
+
+
+def reread_to_win(hand: HandLayout, detections: Sequence[TileDetection]) -> list[int]:
+    """Re-read a revealed hand that reads as no win where its tiles' next choices complete it
+    (``likeliest_win``): taken when one re-reading stands out, noted and marked either way.
+    Returns the detections to ask about."""
+    meld_tiles = [t for m in hand.melds for t in m.hand_tiles]
+    found = likeliest_win(hand.concealed_indices, meld_tiles, detections)
+    if found is None:
+        return []
+    changes, unique = found
+    old = _describe(list(changes), detections)
+    new = and_list([_named(t) for t in changes.values()])
+    if not unique:
+        hand.problems.append(f"the hand reads as no win; it would win with {old} read as {new}, "
+                             "among other readings: check the marked tiles")
+        return list(changes)
+    for position, i in enumerate(hand.concealed_indices):
+        if i in changes:
+            hand.concealed[position] = changes[i]
+    if hand.win_index in changes:
+        hand.win_tile = changes[hand.win_index]
+    hand.reread = list(changes)
+    hand.problems.append(f"{old} read as {new}, which makes the hand a win: "
+                         f"check {'it' if len(changes) == 1 else 'them'}")
+    return list(changes)

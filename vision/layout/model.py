@@ -46,6 +46,7 @@ class HandLayout:
     direction: tuple[float, float] = (1.0, 0.0)  # reading direction, image coordinates
     direction_from: str = "image"      # what decided the reading direction
     problems: list[str] = field(default_factory=list)  # notes: what was assumed
+    reread: list[int] = field(default_factory=list)    # concealed tiles read as a next choice, to win
     errors: list[str] = field(default_factory=list)    # what stops the hand from being scored
     # the concealed row's line (a point and its direction), where lone tiles are looked for
     line: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)

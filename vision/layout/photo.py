@@ -12,13 +12,13 @@ from mahjong_lens.rules.hand import SetType
 from mahjong_lens.rules.tiles import plain, sort_key, tile_name
 
 from ..detections import TileDetection
-from .hand import _hand_from_rows, _loose_tiles, hand_problems
+from .hand import _hand_from_rows, _loose_tiles, hand_problems, reread_to_win
 from .model import HandLayout, Layout, MeldLayout
 from .row import _Row, _build_row, _extents
 from .rows import _UnionFind, _angle_between, _box_growth, _fit_line, _is_wall, _rows_and_stacked
 from .sets import _all_backs_kong, _is_set, _meld_type
-from .thresholds import (BACK, CLOSE_ALTERNATIVE, DOUBTFUL_FACE, MAX_HAND_TILES, MIN_FULL_HAND,
-                         MIN_HAND_TILES, STACKED_ANGLE, STACKED_PITCH)
+from .thresholds import (BACK, CLOSE_ALTERNATIVE, DOUBTFUL_FACE, DUPLICATE_CONFIDENCE, DUPLICATE_IOU,
+                         DUPLICATE_OVERLAP, MAX_HAND_TILES, MIN_FULL_HAND, MIN_HAND_TILES, STACKED_ANGLE, STACKED_PITCH)
 
 
 def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
@@ -56,6 +56,7 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     rows = [[rest[i] for i in row] for row in found]
     stacked_tiles = {rest[i] for i in stacked}
     ratio_reference = _global_ratio(rows, detections)
+    rows, duplicates = _without_duplicates(rows, detections, ratio_reference)
 
     def build(indices: list[int], up: np.ndarray | None = None) -> _Row:
         return _build_row(indices, detections, ratio_reference, up)
@@ -66,6 +67,7 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     built = {id(r): build(r) for r in candidates}
     discards = _ponds([built[id(r)] for r in candidates if not set(r) <= stacked_tiles], detections)
     unassigned.extend(discards)
+    unassigned.extend(duplicates)
     candidates = [r for r in candidates if not set(r) & set(discards)]
     groups, leftovers = _group_hands(candidates, built, detections)
     strays: list[int] = []  # lone tiles, off every row
@@ -86,12 +88,15 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
         gap_melds = not all_sideways
     hands = [_hand_from_rows(g, detections, gap_melds, win_tile) for g in hand_rows]
     unassigned.extend(_place_strays(strays, hands, detections, win_tile))
+    asked: list[int] = []
     for hand in hands:
+        asked += reread_to_win(hand, detections)
         hand.errors.extend(hand_problems(hand, detections))
         all_sideways.update(s for m in hand.melds for s in m.sideways)
     hands = _table_order(hands)
     # a tile re-read to make its meld a set is asked about, like any unsure reading
     doubtful += [i for hand in hands for m in hand.melds for i in m.reread if i not in doubtful]
+    doubtful += [i for i in asked if i not in doubtful]
 
     dora_indices, dead_wall = _dead_wall(region, walls, detections, build, problems)
     return Layout(
@@ -290,6 +295,42 @@ def _holds_meld(row: _Row, detections: Sequence[TileDetection]) -> bool:
             return True
         run = []
     return False
+
+
+def _without_duplicates(rows: list[list[int]], detections: Sequence[TileDetection],
+                        ratio_reference: float | None) -> tuple[list[list[int]], list[int]]:
+    """The rows less their second boxes: of two neighbours in a row that overlap by more than
+    ``DUPLICATE_OVERLAP`` of a tile's width, the less confident.  Tiles in a row lie side by
+    side, so such a pair is one tile found twice, or a box across two tiles (the detector's
+    NMS lets through boxes that overlap a tile by less than IoU 0.45).  Returns the rows and
+    the boxes dropped."""
+    kept_rows, dropped = [], []
+    for row in rows:
+        row = list(row)
+        while len(row) >= 3:
+            centres = np.array([detections[i].center for i in row], dtype=float)
+            _, u = _fit_line(centres)
+            order = sorted(row, key=lambda i: float(np.dot(detections[i].center, u)))
+            gaps = _extents(detections, order, u, ratio_reference).gaps
+            # the boxes must overlap too: the gaps of a row stretched out of shape say little
+            pairs = [(order[k] if detections[order[k]].confidence < detections[order[k + 1]].confidence
+                      else order[k + 1], gap) for k, gap in enumerate(gaps)
+                     if gap < -DUPLICATE_OVERLAP and _iou(detections[order[k]], detections[order[k + 1]]) >= DUPLICATE_IOU]
+            weak = [(i, gap) for i, gap in pairs if detections[i].confidence < DUPLICATE_CONFIDENCE]
+            if not weak:
+                break
+            weaker = min(weak, key=lambda pair: pair[1])[0]
+            row.remove(weaker)
+            dropped.append(weaker)
+        kept_rows.append(row)
+    return kept_rows, dropped
+
+
+def _iou(a: TileDetection, b: TileDetection) -> float:
+    width = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
+    height = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+    inter = max(width, 0.0) * max(height, 0.0)
+    return inter / max(a.width * a.height + b.width * b.height - inter, 1e-9)
 
 
 def _global_ratio(rows: list[list[int]], detections: Sequence[TileDetection]) -> float | None:

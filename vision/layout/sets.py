@@ -3,14 +3,17 @@ tiles splits into sets, a concealed kong shown with two backs.  Used by the row 
 group set apart a meld?) and the hand stage (which groups are melds)."""
 from __future__ import annotations
 
-from itertools import product
+from collections import Counter
+from itertools import combinations, product
 from typing import Sequence
 
+from mahjong_lens.rules.decompose import is_complete
 from mahjong_lens.rules.hand import SetType
-from mahjong_lens.rules.tiles import plain, sort_key
+from mahjong_lens.rules.rode_draak import irregular_limit_hand
+from mahjong_lens.rules.tiles import plain, sort_key, to_counts
 
 from ..detections import TileDetection
-from .thresholds import BACK, REREAD_CHOICES
+from .thresholds import BACK, CLOSE_REREAD, MAX_WIN_REREADS, MIN_REREAD_RATIO, REREAD_CHOICES
 
 
 def _meld_type(tiles: list[str]) -> str:
@@ -123,3 +126,59 @@ def likeliest_set(group: Sequence[int], detections: Sequence[TileDetection]) -> 
         if score > best_score:
             best, best_score = tiles, score
     return best
+
+def _complete_anywhere(counts: Sequence[int]) -> bool:
+    """Whether concealed counts (melds aside) make a complete hand under some rule set: sets
+    and a pair, seven pairs, thirteen orphans, or a Rode Draak irregular limit hand."""
+    return is_complete(counts) or (sum(counts) == 14 and irregular_limit_hand(counts) is not None)
+
+
+def likeliest_win(concealed: Sequence[int], meld_tiles: Sequence[str],
+                  detections: Sequence[TileDetection]) -> tuple[dict[int, str], bool] | None:
+    """A hand of a winning count (sets of three and a pair) whose readings make no complete hand
+    under any rule set: the likeliest re-reading of at most ``MAX_WIN_REREADS`` of its
+    concealed tiles, each from the recogniser's next choices, that completes it, with at most
+    four of a tile, melds' tiles counted.  Returns ({detection index: new face}, unique) where
+    ``unique`` says no other re-reading comes within ``CLOSE_REREAD`` of it; None when the hand
+    wins as read, has no winning count, or no likely re-reading completes it.
+
+    A player lays out a revealed winning hand to be scored: when it reads as no win, a misread
+    tile is likelier than a false Mahjong, and the true face is most often the recogniser's
+    second or third choice (the page still asks about every re-read tile)."""
+    concealed = [i for i in concealed if detections[i].tile != BACK and detections[i].tile[1:] != "f"]
+    if len(concealed) % 3 != 2:
+        return None
+    faces = [plain(detections[i].tile) for i in concealed]
+    held = Counter(faces) + Counter(plain(t) for t in meld_tiles if t != BACK)
+    if _complete_anywhere(tuple(to_counts(faces))):
+        return None
+    options: list[list[tuple[str, float]]] = []
+    for i in concealed:
+        d = detections[i]
+        sure = max(d.face_sureness, 1e-6)
+        options.append([(t, float(c) / sure) for t, c in d.alternatives[:REREAD_CHOICES - 1]
+                        if t[1:] != "f" and t != BACK and plain(t) != plain(d.tile)
+                        and float(c) / sure >= MIN_REREAD_RATIO])
+    found: list[tuple[float, dict[int, str]]] = []
+    for size in range(1, MAX_WIN_REREADS + 1):
+        for positions in combinations(range(len(concealed)), size):
+            for choice in product(*(options[p] for p in positions)):
+                trial = list(faces)
+                for p, (tile, _) in zip(positions, choice):
+                    trial[p] = plain(tile)
+                counts = held.copy()
+                for p, (tile, _) in zip(positions, choice):
+                    counts[faces[p]] -= 1
+                    counts[plain(tile)] += 1
+                if max(counts.values()) > 4 or not _complete_anywhere(tuple(to_counts(trial))):
+                    continue
+                likelihood = 1.0
+                for _, ratio in choice:
+                    likelihood *= ratio
+                found.append((likelihood, {concealed[p]: tile for p, (tile, _) in zip(positions, choice)}))
+    if not found:
+        return None
+    found.sort(key=lambda pair: -pair[0])
+    best = found[0]
+    unique = len(found) == 1 or found[1][0] < CLOSE_REREAD * best[0]
+    return best[1], unique

@@ -6,6 +6,14 @@ BACK = "back"
 #: How many of the recogniser's readings of a tile (its first choice and the next ones) a
 #: called meld that reads as no set may be re-read from.
 REREAD_CHOICES = 3
+#: A hand that reads as no win may be completed by re-reading at most this many of its
+#: concealed tiles ...
+MAX_WIN_REREADS = 2
+#: ... each from a next choice at least this probable against the reading it replaces ...
+MIN_REREAD_RATIO = 0.01
+#: ... and the re-reading is taken only when no other comes within this share of it (else
+#: the page asks).  Real hand rows: hand_010's three copies read 1 tile closer.
+CLOSE_REREAD = 0.5
 #: Width / height of an upright tile face; only used to undo the box growth of a
 #: rotated tile when estimating its size, so a rough value is enough.
 TILE_ASPECT = 0.75
@@ -52,3 +60,11 @@ MIN_FULL_HAND = 8
 #: hand lies further off or holds no loose tiles).
 STACKED_ANGLE = 10.0
 STACKED_PITCH = (0.45, 2.2)
+#: Two neighbours in a row overlapping by more than this many tile widths (their boxes by at
+#: least DUPLICATE_IOU) are one tile boxed twice, or a box across two tiles: the less
+#: confident goes, when it is less than DUPLICATE_CONFIDENCE sure.  Synthetic hands in clear
+#: view 14 -> 18 of 60 read exactly (0.5: 14, 0.3: 15); the real hand rows as before (a box
+#: across two tiles in one of Roboflow's turned copies took a flower with it).
+DUPLICATE_OVERLAP = 0.4
+DUPLICATE_CONFIDENCE = 0.45
+DUPLICATE_IOU = 0.15
