@@ -181,6 +181,16 @@ def test_a_winning_hand_is_read_and_scored():
     json.loads(json.dumps(scan))  # plain JSON all the way down
 
 
+def test_a_misread_tile_whose_next_choice_makes_the_win_is_scored_and_asked_about():
+    detections = place(winning_hand(), 0, centre=(400, 300))
+    # the 8s read as 8p, the 8s the recogniser's second choice: read as is, no win
+    detections[7] = dataclasses.replace(detections[7], tile="8p", alternatives=[("8s", 0.25)], face_confidence=0.7)
+    scan = scan_detections(detections, 1280, 720, {"seat_wind": "E", "prevalent_wind": "E"}, "rode-draak").to_dict()
+    assert scan["hand"]["concealed"] == "123m456p789s11155z" and scan["result"]["points"] == 120
+    assert 7 in scan["doubtful"] and scan["tiles"][7]["tile"] == "8p"  # the photo shows what was read
+    assert any("the 8 of dots read as the 8 of bamboo, which makes the hand a win" in p for p in scan["problems"])
+
+
 def test_scan_image_runs_the_recogniser_once_per_photo():
     recogniser = Fixed(place(winning_hand(), 90, centre=(300, 300)))
     scan = scan_image(np.zeros((600, 640, 3), np.uint8), recogniser, {"self_drawn": True}, "riichi").to_dict()
