@@ -52,8 +52,30 @@ def _without_bonus(tiles: Counter) -> Counter:
 _SAY_REFUSALS = False  # --refusals: each refusal's whole reason as it happens
 
 
-def _outcome(detections, image, rules: str) -> str:
-    """How a scan of the photo ends: 'score', 'question: which tile won', or 'refused: ...'."""
+def could_win(tiles: Counter) -> bool:
+    """Whether these tiles (flowers aside) can be a winning hand at all: complete as they lie,
+    one tile short of one, or complete with some four alike laid apart as kongs.  The real
+    photos' hands are whatever tiles were laid out, mostly no win; for those "no win, and why"
+    is the right answer."""
+    from itertools import combinations
+    from mahjong_lens.rules.decompose import waits
+    from mahjong_lens.rules.tiles import plain, to_counts
+    from mahjong_lens.vision.layout.sets import complete_anywhere
+    counts = to_counts(plain(t) for t in _without_bonus(tiles).elements())
+    fours = [k for k, n in enumerate(counts) if n == 4]
+    for kongs in range(len(fours) + 1):
+        for chosen in combinations(fours, kongs):
+            rest = [n - (4 if k in chosen else 0) for k, n in enumerate(counts)]
+            if sum(rest) == 14 - 3 * kongs and complete_anywhere(tuple(rest)) or \
+                    sum(rest) == 13 - 3 * kongs and waits(rest):
+                return True
+    return False
+
+
+def _outcome(detections, image, rules: str, winnable: bool = True) -> str:
+    """How a scan of the photo ends: 'score', 'question: which tile won', 'no win, said why'
+    (a refusal where the labelled tiles make no winning hand: the right answer), or
+    'refused: ...'."""
     from mahjong_lens.vision.scan import scan_detections
     scan = scan_detections(detections, image.shape[1], image.shape[0], {"self_drawn": True}, rules)
     if not scan.hands:
@@ -65,6 +87,8 @@ def _outcome(detections, image, rules: str) -> str:
         if (entry.result or {}).get("valid") and not entry.error:
             return "score"
         reason = entry.error or (entry.result or {}).get("error") or scan.error or "?"
+    if not winnable:
+        return "no win, said why (the labelled tiles make no winning hand)"
     if _SAY_REFUSALS:
         print(f"    refused: {reason[:150]}", file=sys.stderr)
     return "refused: " + reason.split(":")[0][:70]
@@ -131,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         right += sum((found & wanted).values())
         all_right += score_image(detections, truths).correct == len(truths)
         if args.outcome and _without_bonus(found) == _without_bonus(wanted):
-            outcomes[_outcome(detections, image, args.outcome)] += 1
+            outcomes[_outcome(detections, image, args.outcome, could_win(wanted))] += 1
         if found != wanted:
             misread.append(f"  {image_path.name[:40]}: missing {sorted((wanted - found).elements())}, "
                            f"extra {sorted((found - wanted).elements())}")

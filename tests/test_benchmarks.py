@@ -44,3 +44,17 @@ def test_eval_by_group_says_what_it_cannot_read(tmp_path: Path, capsys):
     assert "cannot use" in capsys.readouterr().err
     assert group.main([str(report), "--pattern", "^IMG"]) == 0
     assert "cm/tray" in capsys.readouterr().out
+
+
+def test_the_real_hands_benchmark_tells_a_hand_that_could_win_from_one_that_cannot():
+    from collections import Counter
+    from mahjong_lens.rules.tiles import parse_tiles
+    could_win = _load("scan_real_hands").could_win
+    tiles = lambda text: Counter(parse_tiles(text))  # noqa: E731
+    assert could_win(tiles("123m456p789s111z55z"))             # complete as it lies
+    assert could_win(tiles("123m456p789s111z5z"))              # one tile short: asked which
+    assert could_win(tiles("1111m456p789s111z55z"))            # a kong laid in the row
+    assert could_win(tiles("19m19p19s1234567z1z"))             # thirteen orphans
+    assert could_win(tiles("123m456p789s111z55z1f"))           # a flower is no part of it
+    assert not could_win(tiles("147m258p369s12345z"))          # fourteen odd tiles: no win
+    assert not could_win(tiles("147m258p369s1234z"))           # thirteen, one short of nothing

@@ -127,7 +127,7 @@ def likeliest_set(group: Sequence[int], detections: Sequence[TileDetection]) -> 
             best, best_score = tiles, score
     return best
 
-def _complete_anywhere(counts: Sequence[int]) -> bool:
+def complete_anywhere(counts: Sequence[int]) -> bool:
     """Whether concealed counts (melds aside) make a complete hand under some rule set: sets
     and a pair, seven pairs, thirteen orphans, or a Rode Draak irregular limit hand."""
     return is_complete(counts) or (sum(counts) == 14 and irregular_limit_hand(counts) is not None)
@@ -150,7 +150,7 @@ def likeliest_win(concealed: Sequence[int], meld_tiles: Sequence[str],
         return None
     faces = [plain(detections[i].tile) for i in concealed]
     held = Counter(faces) + Counter(plain(t) for t in meld_tiles if t != BACK)
-    if _complete_anywhere(tuple(to_counts(faces))):
+    if complete_anywhere(tuple(to_counts(faces))):
         return None
     options: list[list[tuple[str, float]]] = []
     for i in concealed:
@@ -170,7 +170,7 @@ def likeliest_win(concealed: Sequence[int], meld_tiles: Sequence[str],
                 for p, (tile, _) in zip(positions, choice):
                     counts[faces[p]] -= 1
                     counts[plain(tile)] += 1
-                if max(counts.values()) > 4 or not _complete_anywhere(tuple(to_counts(trial))):
+                if max(counts.values()) > 4 or not complete_anywhere(tuple(to_counts(trial))):
                     continue
                 likelihood = 1.0
                 for _, ratio in choice:
