@@ -42,7 +42,8 @@ def _boxes() -> list[tuple[float, float, float, float]]:
 
 class FakeRecognizer:
     """Returns the fixed reading whatever the image (the page flow is under test, not the
-    model); ``misread`` makes the third White dragon a doubtful Green one."""
+    model); ``misread`` makes the third White dragon a doubtful Green one (White its runner-up,
+    so the layout re-reads it to make the hand a win, and asks)."""
 
     def __init__(self, misread: bool = True):
         self.misread = misread
@@ -158,20 +159,32 @@ def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path, sho
     assert page.locator("#doubtful").is_visible()
     # how sure the reading is of the face, not of the box
     assert page.locator("#photo-boxes .box").first.get_attribute("title").endswith("(98% sure)")
-    # as read (a Green dragon among the Whites) the hand is no Mahjong
-    assert page.locator("#score .badge.bad").count() == 1
+    # the camera read a Green dragon among the Whites, no Mahjong; its next choice, White,
+    # makes the hand a win: scored so, the tile asked about
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
+    assert ("Read the Green dragon as the White dragon (the camera's next choice), which makes the hand a win"
+            in page.text_content("#doubtful"))
 
-    # the doubted tile in the hand picture -> the picker -> White dragon
+    # the doubted tile in the hand picture -> the picker, the camera's first reading offered first
     page.click("#hand .tile.doubtful")
     page.wait_for_selector("#picker[open]")
-    assert page.text_content("#picker-title") == "Is this the green dragon?"
+    assert page.text_content("#picker-title") == "Is this the white dragon?"
+    assert page.locator("#picker-grid .picker-row.suggestions .tile").first.get_attribute("data-tile") == "6z"
+    page.click("#picker-grid .picker-row.suggestions .tile[data-tile='6z']")
+    # as first read (a Green dragon among the Whites) the hand is no Mahjong
+    sync_api.expect(page.locator("#score .badge.bad")).to_have_count(1)
+    assert page.locator("#photo-boxes .box.doubtful").count() == 0
+
+    # and back: the tile is the White dragon after all
+    page.click("#hand .tile.edited")
+    page.wait_for_selector("#picker[open]")
+    assert page.text_content("#picker-title") == "Change the green dragon"
     page.click("#picker-grid .picker-row:not(.suggestions) .tile[data-tile='5z']")
     # Rode Draak, East seat and round, self-drawn concealed win:
     #   20 Mahjong + 8 concealed pung of White + 2 pair of own wind + 2 pair of prevailing
     #   wind = 32 points; pung of dragons x2, concealed self-drawn x8 -> 32 x 16 = 512
     sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
     assert page.locator("#photo-boxes .box.edited").count() == 1
-    assert page.locator("#photo-boxes .box.doubtful").count() == 0
     assert "Pung of dragons" in page.text_content("#score")
     assert "North pays East 1024" in page.text_content("#score")  # 512 x 2 from each non-dealer
 
@@ -298,7 +311,7 @@ def test_the_photo_page_right_after_a_scan_is_readable_on_a_desktop_and_a_phone(
         page.check("input[name=win][value=self_drawn]")
         page.set_input_files("#photo-file", photo)
         page.wait_for_selector("#photo-status.ok, #photo-status.warn, #photo-status.error")
-        sync_api.expect(page.locator("#score .badge")).to_have_count(1)
+        sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
         page.screenshot(path=path, full_page=True)
         # a doubted tile is not "all read" in green: the status says to check it
         assert "status warn" in page.get_attribute("#photo-status", "class")

@@ -187,7 +187,10 @@ def test_a_misread_tile_whose_next_choice_makes_the_win_is_scored_and_asked_abou
     detections[7] = dataclasses.replace(detections[7], tile="8p", alternatives=[("8s", 0.25)], face_confidence=0.7)
     scan = scan_detections(detections, 1280, 720, {"seat_wind": "E", "prevalent_wind": "E"}, "rode-draak").to_dict()
     assert scan["hand"]["concealed"] == "123m456p789s11155z" and scan["result"]["points"] == 120
-    assert 7 in scan["doubtful"] and scan["tiles"][7]["tile"] == "8p"  # the photo shows what was read
+    # the tile is the face the hand holds, asked about, with the camera's first reading first
+    assert 7 in scan["doubtful"] and scan["tiles"][7]["tile"] == "8s" and scan["tiles"][7]["doubtful"]
+    assert scan["tiles"][7]["first_reading"] == "8p" and scan["tiles"][7]["alternatives"][0]["tile"] == "8p"
+    assert "first_reading" not in scan["tiles"][6]
     assert any("the 8 of dots read as the 8 of bamboo, which makes the hand a win" in p for p in scan["problems"])
 
 

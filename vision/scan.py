@@ -61,9 +61,11 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     layout = find_layout(detections, win_tile=context.get("win_tile"), dora_region=context.get("dora_region"),
                          min_confidence=float(context.get("min_confidence", 0.5)),
                          min_face_confidence=float(context.get("min_face_confidence", DOUBTFUL_FACE)))
+    reread = layout.rereadings()
     scan = ScanResult(image=name, width=int(width), height=int(height), rules=rules,
                       tiles=[ScannedTile(d, *layout.role(i), sideways=i in layout.sideways,
-                                         doubtful=i in layout.doubtful) for i, d in enumerate(detections)],
+                                         doubtful=i in layout.doubtful, reread=reread.get(i))
+                             for i, d in enumerate(detections)],
                       dora_indicators=_dora(context, layout))
     if not detections:
         scan.error = "no tiles were found in the photo"
@@ -98,7 +100,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         scanned.seat, scanned.tiles, scanned.direction = seats[number], hand.indices, hand.direction
         if scanned.hand and scanned.hand.get("win_tile"):  # given, or taken among equal candidates
             scanned.reading["win_tile"] = scanned.hand["win_tile"]
-        for i in (i for i in hand.indices if i in layout.doubtful):
+        for i in (i for i in hand.indices if i in layout.doubtful and i not in reread):  # re-read: said
             d = detections[i]
             alt = f" (perhaps the {tile_name(d.alternatives[0][0])})" if d.alternatives else ""
             scanned.problems.append(f"a tile was read as the {tile_name(d.tile)}, {d.face_sureness:.0%} "

@@ -26,17 +26,29 @@ class ScannedTile:
     meld: int | None = None          # the meld's number in that hand
     sideways: bool = False           # a called tile, turned a quarter
     doubtful: bool = False           # read, but not surely: the page asks about it
+    reread: str | None = None        # the face the layout took instead (a next choice that
+                                     # makes a set or the win); the first reading stays a choice
 
     @property
     def tile(self) -> str:
-        return self.detection.tile
+        """The face the hand holds: the re-reading where the layout made one."""
+        return self.reread or self.detection.tile
+
+    @property
+    def alternatives(self) -> list[tuple[str, float]]:
+        """The other faces to offer: for a re-read tile, its first reading comes first."""
+        if self.reread is None:
+            return list(self.detection.alternatives)
+        first = [(self.detection.tile, float(self.detection.confidence))]
+        return first + [(t, c) for t, c in self.detection.alternatives if t != self.reread]
 
     def to_dict(self) -> dict[str, Any]:
         out = self.detection.to_dict(sideways=self.sideways)
-        out.update(role=self.role, hand=self.hand, meld=self.meld, doubtful=self.doubtful)
-        if self.detection.alternatives:
-            out["alternatives"] = [{"tile": t, "confidence": round(float(c), 3)}
-                                   for t, c in self.detection.alternatives]
+        out.update(tile=self.tile, role=self.role, hand=self.hand, meld=self.meld, doubtful=self.doubtful)
+        if self.reread is not None:
+            out["first_reading"] = self.detection.tile
+        if self.alternatives:
+            out["alternatives"] = [{"tile": t, "confidence": round(float(c), 3)} for t, c in self.alternatives]
         return out
 
 

@@ -79,6 +79,18 @@ class Layout:
     rows: list[list[int]]              # every row found, reading order (for drawing and debugging)
     problems: list[str] = field(default_factory=list)
 
+    def rereadings(self) -> dict[int, str]:
+        """The detections the layout read as a next choice (to make a set, or the hand a
+        win), and the face each was given."""
+        faces: dict[int, str] = {}
+        for hand in self.hands:
+            for i in hand.reread:
+                faces[i] = (hand.concealed[hand.concealed_indices.index(i)]
+                            if i in hand.concealed_indices else hand.win_tile)
+            for meld in hand.melds:
+                faces.update((i, meld.tiles[meld.indices.index(i)]) for i in meld.reread)
+        return faces
+
     def role(self, index: int) -> tuple[str, int | None, int | None]:
         """(role, hand number, meld number) of a detection."""
         for h, hand in enumerate(self.hands):

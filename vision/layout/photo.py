@@ -11,7 +11,7 @@ import numpy as np
 from mahjong_lens.rules.hand import SetType
 from mahjong_lens.rules.tiles import plain, sort_key, tile_name
 
-from ..detections import TileDetection
+from ..detections import TileDetection, iou
 from .hand import _hand_from_rows, _loose_tiles, hand_problems, reread_to_win
 from .model import HandLayout, Layout, MeldLayout
 from .row import _Row, _build_row, _extents
@@ -313,9 +313,11 @@ def _without_duplicates(rows: list[list[int]], detections: Sequence[TileDetectio
             order = sorted(row, key=lambda i: float(np.dot(detections[i].center, u)))
             gaps = _extents(detections, order, u, ratio_reference).gaps
             # the boxes must overlap too: the gaps of a row stretched out of shape say little
-            pairs = [(order[k] if detections[order[k]].confidence < detections[order[k + 1]].confidence
-                      else order[k + 1], gap) for k, gap in enumerate(gaps)
-                     if gap < -DUPLICATE_OVERLAP and _iou(detections[order[k]], detections[order[k + 1]]) >= DUPLICATE_IOU]
+            pairs = []
+            for k, gap in enumerate(gaps):
+                first, second = detections[order[k]], detections[order[k + 1]]
+                if gap < -DUPLICATE_OVERLAP and iou(first.box, second.box) >= DUPLICATE_IOU:
+                    pairs.append((order[k] if first.confidence < second.confidence else order[k + 1], gap))
             weak = [(i, gap) for i, gap in pairs if detections[i].confidence < DUPLICATE_CONFIDENCE]
             if not weak:
                 break
@@ -324,13 +326,6 @@ def _without_duplicates(rows: list[list[int]], detections: Sequence[TileDetectio
             dropped.append(weaker)
         kept_rows.append(row)
     return kept_rows, dropped
-
-
-def _iou(a: TileDetection, b: TileDetection) -> float:
-    width = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
-    height = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
-    inter = max(width, 0.0) * max(height, 0.0)
-    return inter / max(a.width * a.height + b.width * b.height - inter, 1e-9)
 
 
 def _global_ratio(rows: list[list[int]], detections: Sequence[TileDetection]) -> float | None:

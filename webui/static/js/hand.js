@@ -107,6 +107,7 @@ class HandState {
         found.scan = index;
         found.doubtful = doubted.has(index) || Boolean(tile.doubtful);
         found.alternatives = tile.alternatives || [];
+        found.firstReading = tile.first_reading || null;  // re-read by the layout to make a win or a set
       } else {
         this.unused.push(index);
       }

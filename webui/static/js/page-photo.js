@@ -1,7 +1,7 @@
 /* mahjong-lens, page-photo.js: The photo & score page (and the referee's check). */
 import { $, $$, postJSON, request, sentence, setStatus } from "./dom.js";
 import { HandState, slot } from "./hand.js";
-import { plain } from "./tiles.js";
+import { plain, tileName } from "./tiles.js";
 import { pickTile } from "./picker.js";
 import { HandEditor } from "./editor.js";
 import { readContext, setupContextForm } from "./context.js";
@@ -111,6 +111,12 @@ function photoPage() {
       const first = $("#hand .tile.doubtful");
       if (first) first.click();
     });
+    // a tile taken as the camera's next choice says why: it is what makes the hand a win
+    const reread = doubtful.filter((s) => s.firstReading && s.firstReading !== s.code);
+    if (reread.length) {
+      const said = reread.map((s) => `the ${tileName(s.firstReading)} as the ${tileName(s.code)}`).join(", ");
+      text.textContent += `Read ${said} (the camera's next choice), which makes the hand a win. `;
+    }
     note.append(text, go);
   }
 
