@@ -162,8 +162,8 @@ def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path, sho
     # the camera read a Green dragon among the Whites, no Mahjong; its next choice, White,
     # makes the hand a win: scored so, the tile asked about
     sync_api.expect(page.locator("#score [data-points]")).to_have_text("512")
-    assert ("Read the Green dragon as the White dragon (the camera's next choice), which makes the hand a win"
-            in page.text_content("#doubtful"))
+    assert ("Taken as the White dragon (the camera first read the Green dragon): its next choice, "
+            "which makes the hand a win" in page.text_content("#doubtful"))
 
     # the doubted tile in the hand picture -> the picker, the camera's first reading offered first
     page.click("#hand .tile.doubtful")

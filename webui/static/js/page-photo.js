@@ -114,8 +114,8 @@ function photoPage() {
     // a tile taken as the camera's next choice says why: it is what makes the hand a win
     const reread = doubtful.filter((s) => s.firstReading && s.firstReading !== s.code);
     if (reread.length) {
-      const said = reread.map((s) => `the ${tileName(s.firstReading)} as the ${tileName(s.code)}`).join(", ");
-      text.textContent += `Read ${said} (the camera's next choice), which makes the hand a win. `;
+      const said = reread.map((s) => `the ${tileName(s.code)} (the camera first read the ${tileName(s.firstReading)})`).join(", ");
+      text.textContent += `Taken as ${said}: its next choice, which makes the hand a win. `;
     }
     note.append(text, go);
   }
