@@ -1261,3 +1261,16 @@ def test_a_named_sets_photos_teach_no_tile_from_every_box_off_their_labels(tmp_p
     assert len(list((root / "train" / "5m").glob("real*.png"))) == ALSO_TRAIN_WEIGHT
     none = list((root / "train" / "none").glob("*.png"))
     assert len(none) == 4 and all((cv2.imread(str(p)) < 60).mean() > 0.5 for p in none)  # the spine, four turns
+
+
+def test_a_box_many_tiles_long_is_no_tile_but_a_row_of_tall_tiles_stays():
+    from mahjong_lens.vision.recognizer import _without_long_boxes
+    row = [TileDetection("1m", (40.0 * k, 100.0, 40.0 * k + 36.0, 150.0), 0.8) for k in range(8)]
+    edge = TileDetection("2s", (0.0, 160.0, 320.0, 200.0), 0.1, face_confidence=0.2)  # a tray's edge
+    sideways = TileDetection("3p", (330.0, 110.0, 395.0, 150.0), 0.7)  # a called tile, lying
+    kept = _without_long_boxes(row + [edge, sideways])
+    assert edge not in kept and sideways in kept and len(kept) == 9
+    # a photo stretched tall: every box long, none dropped; too few boxes to judge: none dropped
+    stretched = [TileDetection("1m", (40.0 * k, 0.0, 40.0 * k + 36.0, 250.0), 0.8) for k in range(6)]
+    assert _without_long_boxes(stretched) == stretched
+    assert _without_long_boxes(row[:3] + [edge]) == row[:3] + [edge]

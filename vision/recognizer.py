@@ -74,6 +74,10 @@ CLOSE_LOOK_SIZE = 640
 # cannot name either (likeliest class below the second) is dropped: such boxes are nearly
 # all dice, the table's centre or part of a tile at the photo's edge (model card, same section)
 UNSURE_BOX = (0.4, 0.5)
+# a box whose long side is this many times the photo's median box's is no tile (a tile lying
+# sideways or nearer the camera is at most about twice another): step 16's detector once
+# boxed a tray's whole edge, which joined a hand's two rows into neither (model card, step 16)
+LONG_BOX = 3.0
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
     """The image size a YOLO model was trained at (a detector's photos, a classifier's
     crops): from its ONNX export's metadata (an onnxruntime `session`) or its checkpoint's
@@ -432,7 +436,16 @@ class TwoStageRecognizer:
                 alternatives=[(self.class_names[k], float(probs[k])) for k in order[1:4]],
                 face_confidence=float(probs[best]),
             ))
+        return _without_long_boxes(detections)
+
+
+def _without_long_boxes(detections: list[TileDetection]) -> list[TileDetection]:
+    """The detections less any box many tiles long (``LONG_BOX``), where there are enough
+    boxes (5) for their median to be a tile's."""
+    if len(detections) < 5:
         return detections
+    tile = float(np.median([max(d.width, d.height) for d in detections]))
+    return [d for d in detections if max(d.width, d.height) <= LONG_BOX * tile]
 
 
 def classifier_files(folder: Path) -> list[Path]:
