@@ -76,8 +76,10 @@ CLOSE_LOOK_SIZE = 640
 UNSURE_BOX = (0.4, 0.5)
 # a box whose long side is this many times the photo's median box's is no tile (a tile lying
 # sideways or nearer the camera is at most about twice another): step 16's detector once
-# boxed a tray's whole edge, which joined a hand's two rows into neither (model card, step 16)
+# boxed a tray's whole edge, which kept a hand's two rows apart (model card, "Reading thresholds")
 LONG_BOX = 3.0
+
+
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
     """The image size a YOLO model was trained at (a detector's photos, a classifier's
     crops): from its ONNX export's metadata (an onnxruntime `session`) or its checkpoint's
