@@ -633,6 +633,7 @@ def test_a_called_meld_misread_as_no_set_is_re_read_from_the_next_choices():
     assert summary(layout.hands[0]) == EXPECTED
     assert chow in layout.doubtful  # asked about on the page, like any unsure reading
     assert any("the 4 of dots read as the 4 of bamboo to make the chow" in p for p in layout.hands[0].problems)
+    assert layout.rereadings() == {chow: "4s"}  # the face the scan shows for that box
     # no alternative that makes a set: the meld stays as read, and the hand says so
     detections[chow] = dataclasses.replace(detections[chow], alternatives=[("9m", 0.3)])
     hand = find_layout(detections).hands[0]
@@ -697,6 +698,7 @@ def test_a_hand_that_reads_as_no_win_is_re_read_from_the_next_choices():
     layout = find_layout(detections)
     hand = layout.hands[0]
     assert sorted(hand.concealed) == sorted(WINNING) and hand.reread == [7]
+    assert layout.rereadings() == {7: "6s"}
     assert 7 in layout.doubtful  # asked about on the page all the same
     assert any("the 6 of dots read as the 6 of bamboo, which makes the hand a win" in p for p in hand.problems)
     # the winning tile itself misread: re-read, and the hand's winning tile with it

@@ -189,7 +189,7 @@ def test_a_misread_tile_whose_next_choice_makes_the_win_is_scored_and_asked_abou
     assert scan["hand"]["concealed"] == "123m456p789s11155z" and scan["result"]["points"] == 120
     # the tile is the face the hand holds, asked about, with the camera's first reading first
     assert 7 in scan["doubtful"] and scan["tiles"][7]["tile"] == "8s" and scan["tiles"][7]["doubtful"]
-    assert scan["tiles"][7]["first_reading"] == "8p" and scan["tiles"][7]["alternatives"][0]["tile"] == "8p"
+    assert scan["tiles"][7]["first_reading"] == "8p" and scan["tiles"][7]["alternatives"][0] == {"tile": "8p", "confidence": 0.7}
     assert "first_reading" not in scan["tiles"][6]
     assert any("the 8 of dots read as the 8 of bamboo, which makes the hand a win" in p for p in scan["problems"])
 

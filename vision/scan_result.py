@@ -39,7 +39,7 @@ class ScannedTile:
         """The other faces to offer: for a re-read tile, its first reading comes first."""
         if self.reread is None:
             return list(self.detection.alternatives)
-        first = [(self.detection.tile, float(self.detection.confidence))]
+        first = [(self.detection.tile, float(self.detection.face_sureness))]  # a face's, as the others
         return first + [(t, c) for t, c in self.detection.alternatives if t != self.reread]
 
     def to_dict(self) -> dict[str, Any]:

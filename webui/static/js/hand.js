@@ -107,7 +107,8 @@ class HandState {
         found.scan = index;
         found.doubtful = doubted.has(index) || Boolean(tile.doubtful);
         found.alternatives = tile.alternatives || [];
-        found.firstReading = tile.first_reading || null;  // re-read by the layout to make a win or a set
+        found.firstReading = tile.first_reading || null;  // re-read by the layout: to make its meld a set,
+        found.rereadFor = tile.role === "meld" ? "set" : "win";  // or (a concealed tile) the hand a win
       } else {
         this.unused.push(index);
       }

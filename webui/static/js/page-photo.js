@@ -111,11 +111,10 @@ function photoPage() {
       const first = $("#hand .tile.doubtful");
       if (first) first.click();
     });
-    // a tile taken as the camera's next choice says why: it is what makes the hand a win
-    const reread = doubtful.filter((s) => s.firstReading && s.firstReading !== s.code);
-    if (reread.length) {
-      const said = reread.map((s) => `the ${tileName(s.code)} (the camera first read the ${tileName(s.firstReading)})`).join(", ");
-      text.textContent += `Taken as ${said}: its next choice, which makes the hand a win. `;
+    // a tile taken as the camera's next choice says why: it makes its meld a set, or the hand a win
+    for (const s of doubtful.filter((s) => s.firstReading && s.firstReading !== s.code)) {
+      const why = s.rereadFor === "set" ? "its meld a set" : "the hand a win";
+      text.textContent += `Taken as the ${tileName(s.code)} (the camera first read the ${tileName(s.firstReading)}): its next choice, which makes ${why}. `;
     }
     note.append(text, go);
   }
