@@ -189,6 +189,81 @@ def test_melds_laid_without_a_gap_are_split_by_their_tiles():
     assert sorted((m.type, "".join(m.tiles)) for m in hand.melds) == [("pung", "2z2z2z"), ("pung", "9m9m9m")]
 
 
+def unseen_called_tile(tiles: list[str], x: float, middle: int = 1) -> tuple[list, float]:
+    """Items of a meld whose tile at ``middle`` lies sideways on the table (it takes a tile's
+    length of the row) but was boxed as a standing tile against the tile before it: only
+    the gap it leaves after it shows it."""
+    items = []
+    for k, tile in enumerate(tiles):
+        if k == middle:
+            items.append((tile, x, 0.0, False))
+            x += TILE_H + 1
+        else:
+            items.append((tile, x, 0.0, False))
+            x += TILE_W + 1
+    return items, x
+
+
+def test_a_meld_split_at_a_called_tile_the_boxes_missed_is_one_declared_meld():
+    items, x = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z".split() + ["5z"], apart_before=(11,))
+    chow, x = row(["3s", "4s", "5s"], x=x + 20, sideways=(0,))  # a tile seen lying: no gap melds
+    pung, _ = unseen_called_tile(["7z", "7z", "7z"], x + 20)
+    layout = find_layout(place(items + chow + pung, 0))
+    hand = layout.hands[0]
+    assert sorted((m.type, m.open, "".join(m.tiles)) for m in hand.melds) == [
+        ("chow", True, "3s4s5s"), ("pung", True, "7z7z7z")]
+    assert hand.win_tile == "5z" and len(hand.concealed) == 12
+    # the same at a slant, and read from the other side
+    for angle in (20, 180):
+        assert summary(find_layout(place(items + chow + pung, angle)).hands[0]) == summary(hand), angle
+
+
+def test_a_pair_set_apart_keeps_its_winning_tile_set_further_apart():
+    """A pair laid apart with the tile that made it a pung set further off is no meld: only a
+    split narrower than the gap before it is read as a called tile's."""
+    items, _ = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 7z 7z 7z".split(), apart_before=(11, 13), apart=12.0)
+    items[-1] = (items[-1][0], items[-1][1] + 10.0, 0.0, False)  # the winning tile further off
+    hand = find_layout(place(items, 0)).hands[0]
+    assert hand.melds == [] and hand.win_tile == "7z" and len(hand.concealed) == 14
+
+
+def test_sets_laid_close_one_split_at_a_missed_called_tile_are_two_melds():
+    items, x = row("1m 1m 2p 3p 4p 6s 7s".split() + ["5z"], apart_before=(7,))
+    chow, x = row(["3s", "4s", "5s"], x=x + 20, sideways=(0,))
+    first, x = row(["0s", "6s", "7s"], x=x + 20, sideways=(0,))
+    second, _ = unseen_called_tile(["0m", "6m", "7m"], x, middle=1)
+    hand = find_layout(place(items + chow + first + second, 0)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["0m6m7m", "0s6s7s", "3s4s5s"]
+    assert hand.win_tile == "5z"
+
+
+def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
+    items, x = row(["8p"])
+    melds = []
+    for tiles in (["4m"] * 3, ["2p"] * 3, ["5s", "6s", "7s"], ["9m"] * 3):
+        meld, x = row(tiles, x=x + 20, sideways=(2,))
+        melds += meld
+    hand = find_layout(place(items + melds, 0)).hands[0]
+    assert len(hand.melds) == 4 and hand.concealed == ["8p"] and hand.win_tile is None
+
+
+def test_melds_laid_close_with_a_misread_tile_are_split_by_its_next_choice():
+    items, x = row("1m 1m 2p 3p 4p 6s 7s 8s".split())
+    melds, _ = row(["9m", "9m", "9m", "2z", "2z", "2z"], x=x + 20, sideways=(1, 4))
+    detections = place(items + melds, 0)
+    misread = len(detections) - 1
+    detections[misread] = dataclasses.replace(detections[misread], tile="3z", face_confidence=0.6,
+                                              alternatives=[("2z", 0.3), ("4z", 0.05)])
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert sorted((m.type, "".join(m.tiles)) for m in hand.melds) == [("pung", "2z2z2z"), ("pung", "9m9m9m")]
+    assert misread in layout.doubtful  # asked about on the page
+    # no choice of the tile makes a set: the run stays unsplit, said so
+    detections[misread] = dataclasses.replace(detections[misread], alternatives=[("5p", 0.3)])
+    hand = find_layout(detections).hands[0]
+    assert not any("".join(m.tiles) == "2z2z2z" for m in hand.melds)
+
+
 def test_undecorated_sets_set_apart_are_melds_only_without_sideways_tiles():
     """Tables that do not turn called tiles (Chinese style) show melds by the gap alone."""
     items, x = row("1m 1m 2p 3p 4p 6s 7s 8s".split())

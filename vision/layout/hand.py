@@ -65,10 +65,10 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
     definite: set[int] = set()
     for g in primary.groups:
         called = sum(i in sideways for i in g)
-        split = _partition(g, detections, sideways) if called >= 2 or (called and len(g) > 4) else None
+        split = _partition(g, detections, sideways, reread=called >= 2) \
+            if called >= 2 or (called and len(g) > 4) else None
         if split is None and called and len(g) > 4:
-            rest, peeled = _peel(g, detections, sideways)
-            split = ([rest] if rest else []) + peeled if peeled else None
+            split = _peel(g, detections, sideways)
         for part in split or [g]:
             if _is_definite_meld(part, detections, sideways) or (split and len(part) in (3, 4) and
                                                                  _is_set(part, detections)) \
@@ -76,16 +76,34 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                 definite.add(len(groups))
             groups.append(part)
 
-    if not primary.conditioned:
-        # near a diagonal an unseen called tile widens the gaps beside it: pieces at the end
-        # that make a set together are one meld
-        k = len(groups) - 1
-        while k > 0:
-            joined = groups[k - 1] + groups[k]
-            if len(groups[k]) < 3 and len(joined) in (3, 4) and _is_set(joined, detections):
-                groups[k - 1:k + 1] = [joined]
-                definite = {j - 1 if j > k else j for j in definite if j != k}
-            k -= 1
+    # a called tile the boxes did not show lying sideways still widens the gaps beside it,
+    # splitting its meld: pieces at the end that make a set together are one meld (near a
+    # diagonal, where no sideways tile can be seen, always; elsewhere where the splits are
+    # narrower than the gap that sets the first piece apart, so a pair laid apart from the
+    # concealed tiles keeps its winning tile)
+    k = len(groups) - 1
+    while k > 0:
+        parts, first = None, k
+        for first in (k - 1, k - 2):  # two pieces, or three (both sides of the called tile split)
+            if first < 0 or any(len(g) >= 3 for g in groups[first + 1:k + 1]):
+                break
+            joined = [i for g in groups[first:k + 1] for i in g]
+            if len(joined) in (3, 4) and _is_set(joined, detections) and \
+                    (not primary.conditioned or _split_by_called_tile(groups, first, k, definite, detections)):
+                parts = [joined]
+            elif first == k - 1 and first >= 1 and len(joined) >= 6:
+                # sets laid close after the concealed tiles, one split at its called tile
+                parts = _partition(joined, detections, sideways)
+            if parts:
+                break
+        if parts:
+            groups[first:k + 1] = parts
+            shift = len(parts) - (k + 1 - first)
+            definite = {j + shift if j > k else j for j in definite if not first < j <= k}
+            if primary.conditioned:  # the split says a called tile lies there: declared melds
+                definite.update(range(first, first + len(parts)))
+            k = first
+        k -= 1
     win_group = None
     singles = [k for k, g in enumerate(groups)
                if len(g) == 1 and not detections[g[0]].face_down and g[0] not in sideways]
@@ -99,6 +117,11 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                         f"{_named(detections[groups[win_group][0]].tile)}, nearest the end of the hand, "
                         "was taken as the winning tile")
     meld_groups = set(definite)
+    # short of a winning count, a lone tile apart is no winning tile and may be the only
+    # concealed tile, beside four melds
+    in_hand = groups + [g for r in rows if r is not primary for g in r.groups]
+    waiting = sum(map(len, in_hand)) - sum(len(g) == 4 and (_is_set(g, detections) or _all_backs_kong(g, detections))
+                                           for g in in_hand) <= 13
     if gap_melds or not primary.conditioned:
         # undecorated sets set apart after the concealed tiles are declared melds (when a photo
         # marks calls with sideways tiles, such groups are only the player's grouping, unless
@@ -106,9 +129,9 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         for k in range(len(groups) - 1, -1, -1):
             if k == win_group or k in meld_groups:
                 continue
-            remaining = sum(len(g) for j, g in enumerate(groups) if j not in meld_groups and j != k)
-            if remaining < 2:
-                break
+            others = sum(len(g) for j, g in enumerate(groups) if j not in meld_groups and j not in (k, win_group))
+            if others < 1 and not (waiting and win_group is not None):
+                break  # a concealed tile stays (with four melds, the one the hand waits on)
             if _is_set(groups[k], detections):
                 meld_groups.add(k)
             elif len(groups[k]) >= 6 and (split := _partition(groups[k], detections, set())):
@@ -120,6 +143,8 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                     win_group += len(split) - 1
             else:
                 break
+    if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
+        win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
     melds: list[MeldLayout] = []
     concealed_indices: list[int] = []
     for k, group in enumerate(groups):
@@ -182,6 +207,24 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         line=(primary.centre, primary.direction),
     )
     return hand
+
+
+def _split_by_called_tile(groups: list[list[int]], first: int, last: int, definite: set[int],
+                          detections: Sequence[TileDetection]) -> bool:
+    """Whether groups first .. last, each short of a set, are pieces of one meld: they follow a
+    declared meld, or lie closer together (centre to centre) than the first lies to the group
+    before it (a split inside a meld, not a gap a player left)."""
+    if first < 1 or len(groups[first]) >= 3:
+        return False
+    if first - 1 in definite:
+        return True
+    before = _centre_distance(groups[first - 1][-1], groups[first][0], detections)
+    return all(_centre_distance(groups[k - 1][-1], groups[k][0], detections) < before
+               for k in range(first + 1, last + 1))
+
+
+def _centre_distance(i: int, j: int, detections: Sequence[TileDetection]) -> float:
+    return float(np.hypot(*np.subtract(detections[i].center, detections[j].center)))
 
 
 def _meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> MeldLayout:

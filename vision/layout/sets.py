@@ -42,9 +42,13 @@ def _all_backs_kong(group: Sequence[int], detections: Sequence[TileDetection]) -
     return len(group) == 4 and all(detections[i].face_down for i in group)
 
 
-def _partition(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> list[list[int]] | None:
+def _partition(group: list[int], detections: Sequence[TileDetection], sideways: set[int],
+               reread: bool = False) -> list[list[int]] | None:
     """Split a run of tiles into consecutive sets of three or four, each with at most one
-    sideways tile (melds laid too close to each other); None if there is no such split."""
+    sideways tile (melds laid too close to each other); None if there is no such split.
+    ``reread``: where the tiles as read split into no sets, a piece with exactly one sideways
+    tile may also be a set by its tiles' next choices (``likeliest_set``): a called tile
+    marks a meld, and a meld is a set."""
     best: dict[int, list[list[int]] | None] = {0: []}
     for end in range(1, len(group) + 1):
         best[end] = None
@@ -57,25 +61,54 @@ def _partition(group: list[int], detections: Sequence[TileDetection], sideways: 
                     sum(i in sideways for i in chunk) <= 1:
                 best[end] = best[start] + [chunk]  # type: ignore[operator]
                 break
+    if best[len(group)] is None and reread and any(i in sideways for i in group):
+        return _partition_reread(group, detections, sideways)
     return best[len(group)]
 
 
-def _peel(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> tuple[list[int], list[list[int]]]:
+def _partition_reread(group: list[int], detections: Sequence[TileDetection],
+                      sideways: set[int]) -> list[list[int]] | None:
+    """``_partition`` where a piece with one sideways tile may be a set by re-reading."""
+    best: dict[int, list[list[int]] | None] = {0: []}
+    for end in range(1, len(group) + 1):
+        best[end] = None
+        for size in (3, 4):
+            start = end - size
+            if start < 0 or best.get(start) is None:
+                continue
+            chunk = group[start:end]
+            called = sum(i in sideways for i in chunk)
+            if called <= 1 and (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) or \
+                    called == 1 and likeliest_set(chunk, detections) is not None:
+                best[end] = best[start] + [chunk]  # type: ignore[operator]
+                break
+    return best[len(group)]
+
+
+def _peel(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> list[list[int]] | None:
     """Melds with a sideways tile laid against the concealed tiles without a gap: take them off
-    the end (or the start) of the group. Returns the rest and the melds."""
-    melds: list[list[int]] = []
+    the end (or the start) of the group. Returns the pieces in row order (the melds taken off
+    the start, the rest, the melds taken off the end), or None when no meld comes off."""
+    front: list[list[int]] = []
+    back: list[list[int]] = []
     rest = list(group)
     for from_end in (True, False):
         while len(rest) > 3 and any(i in sideways for i in rest):
             for size in (3, 4):
                 chunk = rest[-size:] if from_end else rest[:size]
                 if any(i in sideways for i in chunk) and _is_set(chunk, detections):
-                    melds.append(chunk)
-                    rest = rest[:-size] if from_end else rest[size:]
+                    if from_end:
+                        back.insert(0, chunk)
+                        rest = rest[:-size]
+                    else:
+                        front.append(chunk)
+                        rest = rest[size:]
                     break
             else:
                 break
-    return rest, melds
+    if not front and not back:
+        return None
+    return front + ([rest] if rest else []) + back
 
 
 def _could_be_meld(group: list[int], detections: Sequence[TileDetection], sideways: set[int]) -> bool:
