@@ -237,6 +237,20 @@ def test_sets_laid_close_one_split_at_a_missed_called_tile_are_two_melds():
     assert hand.win_tile == "5z"
 
 
+def test_a_set_laid_after_a_declared_meld_is_a_meld_though_no_tile_was_seen_lying():
+    items, x = row("1m 2m 3m 4p 5p 6p 1z 1z".split() + ["5z"], apart_before=(8,))
+    chow, x = row(["3s", "4s", "5s"], x=x + 20, sideways=(0,))
+    pung, _ = row(["7z", "7z", "7z"], x=x + 20)  # its called tile boxed standing, no gap left
+    hand = find_layout(place(items + chow + pung, 0)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["3s4s5s", "7z7z7z"]
+    # before the declared meld, among the concealed tiles, a set stays the player's grouping
+    first, x = row("1m 2m 3m".split())
+    rest, x = row("4p 5p 6p 1z 1z".split() + ["5z"], x=x + 20, apart_before=(5,))
+    chow, _ = row(["3s", "4s", "5s"], x=x + 20, sideways=(0,))
+    hand = find_layout(place(first + rest + chow, 0)).hands[0]
+    assert ["".join(m.tiles) for m in hand.melds] == ["3s4s5s"] and len(hand.concealed) == 9
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

@@ -143,6 +143,12 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                     win_group += len(split) - 1
             else:
                 break
+    # no concealed tile is laid after a declared meld: a set there is a meld whose called tile
+    # the boxes did not show lying sideways
+    for k in range(1, len(groups)):
+        if k - 1 in meld_groups and k not in meld_groups and k != win_group and \
+                any(j in definite for j in range(k)) and len(groups[k]) in (3, 4) and _is_set(groups[k], detections):
+            meld_groups.add(k)
     if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
         win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
     melds: list[MeldLayout] = []
