@@ -251,6 +251,24 @@ def test_a_set_laid_after_a_declared_meld_is_a_meld_though_no_tile_was_seen_lyin
     assert ["".join(m.tiles) for m in hand.melds] == ["3s4s5s"] and len(hand.concealed) == 9
 
 
+def test_past_a_declared_meld_pieces_that_make_no_set_split_into_melds_by_next_choices():
+    """After a declared meld every tile is a meld's: a lone tile there is no winning tile, and
+    a misread tile takes the next choice that makes the pieces sets."""
+    items, x = row("1m 2m 3m 4p 5p 6p 1z 1z".split() + ["5z"], apart_before=(8,))
+    pung, x = row(["7z", "7z", "7z"], x=x + 20, sideways=(1,))
+    first, x = unseen_called_tile(["3s", "6s", "5s"], x + 20, middle=0)  # split after its 3s
+    second, _ = row(["3s", "4s", "5s"], x=x)
+    detections = place(items + pung + first + second, 0)
+    misread = len(items) + len(pung) + 1
+    detections[misread] = dataclasses.replace(detections[misread], face_confidence=0.5,
+                                              alternatives=[("4s", 0.4), ("9s", 0.05)])
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["3s4s5s", "3s4s5s", "7z7z7z"]
+    assert hand.win_tile == "5z" and len(hand.concealed) == 9
+    assert misread in layout.doubtful
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

@@ -13,7 +13,7 @@ from ..detections import TileDetection
 from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
-                   _meld_type, _partition, _peel, likeliest_set, likeliest_win)
+                   _meld_type, _partition, _partition_reread, _peel, likeliest_set, likeliest_win)
 from .thresholds import BACK
 
 
@@ -105,8 +105,11 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
             k = first
         k -= 1
     win_group = None
+    # a lone tile after a declared meld that makes sets with the tiles after it is a piece of a
+    # meld, no winning tile
     singles = [k for k, g in enumerate(groups)
-               if len(g) == 1 and not detections[g[0]].face_down and g[0] not in sideways]
+               if len(g) == 1 and not detections[g[0]].face_down and g[0] not in sideways
+               and not (any(j in definite for j in range(k)) and _melds_from(groups, k, detections, sideways))]
     if win_tile is not None:
         singles = [k for k in singles if plain(detections[groups[k][0]].tile) == plain(win_tile)]
     if len(singles) == 1:
@@ -149,6 +152,24 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         if k - 1 in meld_groups and k not in meld_groups and k != win_group and \
                 any(j in definite for j in range(k)) and len(groups[k]) in (3, 4) and _is_set(groups[k], detections):
             meld_groups.add(k)
+    # past a declared meld every tile is a meld's: the pieces at the end of the row that make
+    # no set split into sets, a misread tile taking its next choice (``_meld`` re-reads it)
+    # (a lone tile among them too: a winning tile set apart lies before the melds or after all)
+    end = len(groups) - 1 if win_group == len(groups) - 1 else len(groups)
+    last = end
+    while last > 0 and last - 1 not in meld_groups:
+        last -= 1
+    run = [i for g in groups[last:end] for i in g]
+    concealed_before = any(j not in meld_groups and j != win_group for j in range(last))
+    if definite and min(definite) < last and len(run) >= 3 and concealed_before:
+        parts = _partition(run, detections, sideways) or _partition_reread(run, detections, sideways, any_piece=True)
+        if parts:
+            if win_group is not None and last <= win_group < end:
+                win_group = None
+            elif win_group is not None and win_group >= end:
+                win_group += len(parts) - (end - last)
+            groups[last:end] = parts
+            meld_groups.update(range(last, last + len(parts)))
     if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
         win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
     melds: list[MeldLayout] = []
@@ -227,6 +248,13 @@ def _split_by_called_tile(groups: list[list[int]], first: int, last: int, defini
     before = _centre_distance(groups[first - 1][-1], groups[first][0], detections)
     return all(_centre_distance(groups[k - 1][-1], groups[k][0], detections) < before
                for k in range(first + 1, last + 1))
+
+
+def _melds_from(groups: list[list[int]], k: int, detections: Sequence[TileDetection], sideways: set[int]) -> bool:
+    """Whether the tiles of groups k onwards split into sets, a misread tile taking a next choice."""
+    run = [i for g in groups[k:] for i in g]
+    return len(run) >= 3 and (_partition(run, detections, sideways) or
+                              _partition_reread(run, detections, sideways, any_piece=True)) is not None
 
 
 def _centre_distance(i: int, j: int, detections: Sequence[TileDetection]) -> float:

@@ -67,8 +67,9 @@ def _partition(group: list[int], detections: Sequence[TileDetection], sideways: 
 
 
 def _partition_reread(group: list[int], detections: Sequence[TileDetection],
-                      sideways: set[int]) -> list[list[int]] | None:
-    """``_partition`` where a piece with one sideways tile may be a set by re-reading."""
+                      sideways: set[int], any_piece: bool = False) -> list[list[int]] | None:
+    """``_partition`` where a piece with one sideways tile may be a set by re-reading
+    (``any_piece``: any piece of three, where every piece is known to be a meld)."""
     best: dict[int, list[list[int]] | None] = {0: []}
     for end in range(1, len(group) + 1):
         best[end] = None
@@ -79,7 +80,8 @@ def _partition_reread(group: list[int], detections: Sequence[TileDetection],
             chunk = group[start:end]
             called = sum(i in sideways for i in chunk)
             if called <= 1 and (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) or \
-                    called == 1 and likeliest_set(chunk, detections) is not None:
+                    (called == 1 or any_piece and called == 0 and size == 3) and \
+                    likeliest_set(chunk, detections) is not None:
                 best[end] = best[start] + [chunk]  # type: ignore[operator]
                 break
     return best[len(group)]
