@@ -269,6 +269,27 @@ def test_past_a_declared_meld_pieces_that_make_no_set_split_into_melds_by_next_c
     assert misread in layout.doubtful
 
 
+def test_a_set_between_the_winning_tile_and_the_declared_melds_is_a_meld():
+    items, x = row("1m 2m 3m 4p 5p 6p 1z 1z".split() + ["5z"], apart_before=(8,))
+    plain, x = row(["6s", "7s", "8s"], x=x + 20)  # its called tile boxed standing
+    chow, _ = row(["3p", "4p", "5p"], x=x + 20, sideways=(0,))
+    hand = find_layout(place(items + plain + chow, 0)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["3p4p5p", "6s7s8s"] and hand.win_tile == "5z"
+
+
+def test_a_meld_split_at_its_end_with_a_misread_tile_is_read_by_its_next_choice():
+    items, x = row("1m 2m 3m 4p 5p 6p 9s 9s".split() + ["9p"], apart_before=(8,))
+    chow, x = row(["1m", "2m", "3m"], x=x + 20, sideways=(0,))
+    last, x = row(["3p", "2p"], x=x + 20)
+    lone, _ = row(["5p"], x=x + 12)  # the gap a called tile the boxes missed leaves
+    detections = place(items + chow + last + lone, 0)
+    misread = len(items) + len(chow) + 1
+    detections[misread] = dataclasses.replace(detections[misread], face_confidence=0.5,
+                                              alternatives=[("4p", 0.4), ("1p", 0.05)])
+    hand = find_layout(detections).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["1m2m3m", "3p4p5p"] and hand.win_tile == "9p"
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

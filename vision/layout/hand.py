@@ -91,6 +91,8 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
             if len(joined) in (3, 4) and _is_set(joined, detections) and \
                     (not primary.conditioned or _split_by_called_tile(groups, first, k, definite, detections)):
                 parts = [joined]
+            elif len(joined) == 3 and first - 1 in definite and likeliest_set(joined, detections) is not None:
+                parts = [joined]  # past a declared meld, a misread tile too (``_meld`` re-reads it)
             elif first == k - 1 and first >= 1 and len(joined) >= 6:
                 # sets laid close after the concealed tiles, one split at its called tile
                 parts = _partition(joined, detections, sideways)
@@ -146,11 +148,14 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                     win_group += len(split) - 1
             else:
                 break
-    # no concealed tile is laid after a declared meld: a set there is a meld whose called tile
-    # the boxes did not show lying sideways
+    # no concealed tile is laid after a declared meld, nor between the winning tile set apart
+    # and the declared melds: a set there is a meld whose called tile the boxes did not show
+    # lying sideways
     for k in range(1, len(groups)):
-        if k - 1 in meld_groups and k not in meld_groups and k != win_group and \
-                any(j in definite for j in range(k)) and len(groups[k]) in (3, 4) and _is_set(groups[k], detections):
+        after_meld = k - 1 in meld_groups and any(j in definite for j in range(k))
+        after_win = win_group is not None and win_group < k and any(j in definite for j in range(k + 1, len(groups)))
+        if (after_meld or after_win) and k not in meld_groups and k != win_group and \
+                len(groups[k]) in (3, 4) and _is_set(groups[k], detections):
             meld_groups.add(k)
     # past a declared meld every tile is a meld's: the pieces at the end of the row that make
     # no set split into sets, a misread tile taking its next choice (``_meld`` re-reads it)
