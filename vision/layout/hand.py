@@ -76,36 +76,7 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                 definite.add(len(groups))
             groups.append(part)
 
-    # a called tile the boxes did not show lying sideways still widens the gaps beside it,
-    # splitting its meld: pieces at the end that make a set together are one meld (near a
-    # diagonal, where no sideways tile can be seen, always; elsewhere where the splits are
-    # narrower than the gap that sets the first piece apart, so a pair laid apart from the
-    # concealed tiles keeps its winning tile)
-    k = len(groups) - 1
-    while k > 0:
-        parts, first = None, k
-        for first in (k - 1, k - 2):  # two pieces, or three (both sides of the called tile split)
-            if first < 0 or any(len(g) >= 3 for g in groups[first + 1:k + 1]):
-                break
-            joined = [i for g in groups[first:k + 1] for i in g]
-            if len(joined) in (3, 4) and _is_set(joined, detections) and \
-                    (not primary.conditioned or _split_by_called_tile(groups, first, k, definite, detections)):
-                parts = [joined]
-            elif len(joined) == 3 and first - 1 in definite and likeliest_set(joined, detections) is not None:
-                parts = [joined]  # past a declared meld, a misread tile too (``_meld`` re-reads it)
-            elif first == k - 1 and first >= 1 and len(joined) >= 6:
-                # sets laid close after the concealed tiles, one split at its called tile
-                parts = _partition(joined, detections, sideways)
-            if parts:
-                break
-        if parts:
-            groups[first:k + 1] = parts
-            shift = len(parts) - (k + 1 - first)
-            definite = {j + shift if j > k else j for j in definite if not first < j <= k}
-            if primary.conditioned:  # the split says a called tile lies there: declared melds
-                definite.update(range(first, first + len(parts)))
-            k = first
-        k -= 1
+    definite = _join_split_melds(groups, definite, primary.conditioned, detections, sideways)
     win_group = None
     # a lone tile after a declared meld that makes sets with the tiles after it is a piece of a
     # meld, no winning tile
@@ -157,24 +128,7 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         if (after_meld or after_win) and k not in meld_groups and k != win_group and \
                 len(groups[k]) in (3, 4) and _is_set(groups[k], detections):
             meld_groups.add(k)
-    # past a declared meld every tile is a meld's: the pieces at the end of the row that make
-    # no set split into sets, a misread tile taking its next choice (``_meld`` re-reads it)
-    # (a lone tile among them too: a winning tile set apart lies before the melds or after all)
-    end = len(groups) - 1 if win_group == len(groups) - 1 else len(groups)
-    last = end
-    while last > 0 and last - 1 not in meld_groups:
-        last -= 1
-    run = [i for g in groups[last:end] for i in g]
-    concealed_before = any(j not in meld_groups and j != win_group for j in range(last))
-    if definite and min(definite) < last and len(run) >= 3 and concealed_before:
-        parts = _partition(run, detections, sideways) or _partition_reread(run, detections, sideways, any_piece=True)
-        if parts:
-            if win_group is not None and last <= win_group < end:
-                win_group = None
-            elif win_group is not None and win_group >= end:
-                win_group += len(parts) - (end - last)
-            groups[last:end] = parts
-            meld_groups.update(range(last, last + len(parts)))
+    win_group = _melds_past_declared(groups, meld_groups, definite, win_group, detections, sideways)
     if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
         win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
     melds: list[MeldLayout] = []
@@ -239,6 +193,69 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         line=(primary.centre, primary.direction),
     )
     return hand
+
+
+def _join_split_melds(groups: list[list[int]], definite: set[int], conditioned: bool,
+                      detections: Sequence[TileDetection], sideways: set[int]) -> set[int]:
+    """Join, in place, the pieces of melds split at a called tile; returns the declared melds
+    (indices into the groups) as they now lie."""
+    # a called tile the boxes did not show lying sideways still widens the gaps beside it,
+    # splitting its meld: pieces at the end that make a set together are one meld (near a
+    # diagonal, where no sideways tile can be seen, always; elsewhere where the splits are
+    # narrower than the gap that sets the first piece apart, so a pair laid apart from the
+    # concealed tiles keeps its winning tile)
+    k = len(groups) - 1
+    while k > 0:
+        parts, first = None, k
+        for first in (k - 1, k - 2):  # two pieces, or three (both sides of the called tile split)
+            if first < 0 or any(len(g) >= 3 for g in groups[first + 1:k + 1]):
+                break
+            joined = [i for g in groups[first:k + 1] for i in g]
+            if len(joined) in (3, 4) and _is_set(joined, detections) and \
+                    (not conditioned or _split_by_called_tile(groups, first, k, definite, detections)):
+                parts = [joined]
+            elif len(joined) == 3 and first - 1 in definite and likeliest_set(joined, detections) is not None:
+                parts = [joined]  # past a declared meld, a misread tile too (``_meld`` re-reads it)
+            elif first == k - 1 and first >= 1 and len(joined) >= 6:
+                # sets laid close after the concealed tiles, one split at its called tile
+                parts = _partition(joined, detections, sideways)
+            if parts:
+                break
+        if parts:
+            groups[first:k + 1] = parts
+            shift = len(parts) - (k + 1 - first)
+            definite = {j + shift if j > k else j for j in definite if not first < j <= k}
+            if conditioned:  # the split says a called tile lies there: declared melds
+                definite.update(range(first, first + len(parts)))
+            k = first
+        k -= 1
+    return definite
+
+
+def _melds_past_declared(groups: list[list[int]], meld_groups: set[int], definite: set[int],
+                         win_group: int | None, detections: Sequence[TileDetection],
+                         sideways: set[int]) -> int | None:
+    """Split, in place, the pieces past the declared melds into melds; returns the winning
+    tile's group as it now lies (None where it was one of those pieces)."""
+    # past a declared meld every tile is a meld's: the pieces at the end of the row that make
+    # no set split into sets, a misread tile taking its next choice (``_meld`` re-reads it)
+    # (a lone tile among them too: a winning tile set apart lies before the melds or after all)
+    end = len(groups) - 1 if win_group == len(groups) - 1 else len(groups)
+    last = end
+    while last > 0 and last - 1 not in meld_groups:
+        last -= 1
+    run = [i for g in groups[last:end] for i in g]
+    concealed_before = any(j not in meld_groups and j != win_group for j in range(last))
+    if definite and min(definite) < last and len(run) >= 3 and concealed_before:
+        parts = _partition(run, detections, sideways) or _partition_reread(run, detections, sideways, any_piece=True)
+        if parts:
+            if win_group is not None and last <= win_group < end:
+                win_group = None
+            elif win_group is not None and win_group >= end:
+                win_group += len(parts) - (end - last)
+            groups[last:end] = parts
+            meld_groups.update(range(last, last + len(parts)))
+    return win_group
 
 
 def _split_by_called_tile(groups: list[list[int]], first: int, last: int, definite: set[int],

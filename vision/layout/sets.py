@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations, product
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mahjong_lens.rules.decompose import is_complete
 from mahjong_lens.rules.hand import SetType
@@ -49,27 +49,30 @@ def _partition(group: list[int], detections: Sequence[TileDetection], sideways: 
     ``reread``: where the tiles as read split into no sets, a piece with exactly one sideways
     tile may also be a set by its tiles' next choices (``likeliest_set``): a called tile
     marks a meld, and a meld is a set."""
-    best: dict[int, list[list[int]] | None] = {0: []}
-    for end in range(1, len(group) + 1):
-        best[end] = None
-        for size in (3, 4):
-            start = end - size
-            if start < 0 or best.get(start) is None:
-                continue
-            chunk = group[start:end]
-            if (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) and \
-                    sum(i in sideways for i in chunk) <= 1:
-                best[end] = best[start] + [chunk]  # type: ignore[operator]
-                break
-    if best[len(group)] is None and reread and any(i in sideways for i in group):
+    def is_meld(chunk: list[int]) -> bool:
+        return (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) and \
+            sum(i in sideways for i in chunk) <= 1
+    found = _split_into(group, is_meld)
+    if found is None and reread and any(i in sideways for i in group):
         return _partition_reread(group, detections, sideways)
-    return best[len(group)]
+    return found
 
 
 def _partition_reread(group: list[int], detections: Sequence[TileDetection],
                       sideways: set[int], any_piece: bool = False) -> list[list[int]] | None:
     """``_partition`` where a piece with one sideways tile may be a set by re-reading
     (``any_piece``: any piece of three, where every piece is known to be a meld)."""
+    def may_be_meld(chunk: list[int]) -> bool:
+        called = sum(i in sideways for i in chunk)
+        return called <= 1 and (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) or \
+            (called == 1 or any_piece and called == 0 and len(chunk) == 3) and \
+            likeliest_set(chunk, detections) is not None
+    return _split_into(group, may_be_meld)
+
+
+def _split_into(group: list[int], fits: Callable[[list[int]], bool]) -> list[list[int]] | None:
+    """Consecutive pieces of three or four tiles that each fit (at each end the first size that
+    fits), or None."""
     best: dict[int, list[list[int]] | None] = {0: []}
     for end in range(1, len(group) + 1):
         best[end] = None
@@ -78,10 +81,7 @@ def _partition_reread(group: list[int], detections: Sequence[TileDetection],
             if start < 0 or best.get(start) is None:
                 continue
             chunk = group[start:end]
-            called = sum(i in sideways for i in chunk)
-            if called <= 1 and (_is_set(chunk, detections) or _all_backs_kong(chunk, detections)) or \
-                    (called == 1 or any_piece and called == 0 and size == 3) and \
-                    likeliest_set(chunk, detections) is not None:
+            if fits(chunk):
                 best[end] = best[start] + [chunk]  # type: ignore[operator]
                 break
     return best[len(group)]
