@@ -89,9 +89,7 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         win_group = singles[0]
     elif len(singles) > 1:
         win_group = max(singles)  # the lone tile nearest the end of the concealed tiles
-        problems.append(f"several tiles lie apart ({_describe([groups[k][0] for k in singles], detections)}); "
-                        f"{_named(detections[groups[win_group][0]].tile)}, nearest the end of the hand, "
-                        "was taken as the winning tile")
+    lone_tiles = [groups[k][0] for k in singles]  # said below, where one of them stays the winning tile
     meld_groups = set(definite)
     # short of a winning count, a lone tile apart is no winning tile and may be the only
     # concealed tile, beside four melds
@@ -131,6 +129,10 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
     win_group = _melds_past_declared(groups, meld_groups, definite, win_group, detections, sideways)
     if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
         win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
+    if win_group is not None and len(lone_tiles) > 1:
+        problems.append(f"several tiles lie apart ({_describe(lone_tiles, detections)}); "
+                        f"{_named(detections[groups[win_group][0]].tile)}, nearest the end of the hand, "
+                        "was taken as the winning tile")
     melds: list[MeldLayout] = []
     concealed_indices: list[int] = []
     for k, group in enumerate(groups):
