@@ -13,7 +13,7 @@ from ..detections import TileDetection
 from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
-                   _meld_type, _partition, _partition_reread, _peel, likeliest_set, likeliest_win)
+                   _meld_type, _partition, _partition_known_melds, _peel, likeliest_set, likeliest_win)
 from .thresholds import BACK
 
 
@@ -249,7 +249,7 @@ def _melds_past_declared(groups: list[list[int]], meld_groups: set[int], definit
     run = [i for g in groups[last:end] for i in g]
     concealed_before = any(j not in meld_groups and j != win_group for j in range(last))
     if definite and min(definite) < last and len(run) >= 3 and concealed_before:
-        parts = _partition(run, detections, sideways) or _partition_reread(run, detections, sideways, any_piece=True)
+        parts = _partition_known_melds(run, detections, sideways)
         if parts:
             if win_group is not None and last <= win_group < end:
                 win_group = None
@@ -277,8 +277,7 @@ def _split_by_called_tile(groups: list[list[int]], first: int, last: int, defini
 def _melds_from(groups: list[list[int]], k: int, detections: Sequence[TileDetection], sideways: set[int]) -> bool:
     """Whether the tiles of groups k onwards split into sets, a misread tile taking a next choice."""
     run = [i for g in groups[k:] for i in g]
-    return len(run) >= 3 and (_partition(run, detections, sideways) or
-                              _partition_reread(run, detections, sideways, any_piece=True)) is not None
+    return len(run) >= 3 and _partition_known_melds(run, detections, sideways) is not None
 
 
 def _centre_distance(i: int, j: int, detections: Sequence[TileDetection]) -> float:

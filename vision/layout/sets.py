@@ -70,6 +70,14 @@ def _partition_reread(group: list[int], detections: Sequence[TileDetection],
     return _split_into(group, may_be_meld)
 
 
+def _partition_known_melds(group: list[int], detections: Sequence[TileDetection],
+                           sideways: set[int]) -> list[list[int]] | None:
+    """``_partition`` of tiles that are all melds' (past a declared meld): the sets as read,
+    else with any piece of three a set by a misread tile's next choice."""
+    return _partition(group, detections, sideways) or \
+        _partition_reread(group, detections, sideways, any_piece=True)
+
+
 def _split_into(group: list[int], fits: Callable[[list[int]], bool]) -> list[list[int]] | None:
     """Consecutive pieces of three or four tiles that each fit (at each end the first size that
     fits), or None."""
