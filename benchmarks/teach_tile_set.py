@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None)
     parser.add_argument("--match", type=float, default=None)
     parser.add_argument("--margin", type=float, default=None)
+    parser.add_argument("--untaught-match", type=float, default=None,
+                        help="the similarity asked of an example where the classifier is sure of a face the set lacks")
     args = parser.parse_args(argv)
     import cv2
 
@@ -74,11 +76,13 @@ def main(argv: list[str] | None = None) -> int:
             taught.match = args.match
         if args.margin is not None:
             taught.margin = args.margin
+        if args.untaught_match is not None:
+            taught.untaught_match = args.untaught_match
         print(f"taught from {len(teach_items)} photo(s) of {args.teach}: {faces} tiles and {none} boxes on no "
               f"tile, in {time.perf_counter() - started:.1f} s")
         print(f"reading {len(read_items)} photo(s) of {args.read}:")
-        for label, recognizer in (("as shipped", base), (f"with the taught set (match {taught.match}, "
-                                                         f"margin {taught.margin})", taught)):
+        for label, recognizer in (("as shipped", base), (f"taught (match {taught.match}, margin "
+                                                         f"{taught.margin}, untaught {taught.untaught_match})", taught)):
             scores, _, _ = evaluate(recognizer, read_items, progress=False)
             total = scores["all"]  # every source together
             false = sum(total.false.values())

@@ -66,6 +66,22 @@ def test_the_store_keeps_sets_apart_and_says_what_it_does_not_have(tmp_path):
         TaughtRecognizer(base(), [], np.zeros((0, 3)), "empty")
 
 
+def test_an_example_of_no_tile_drops_a_face_the_set_never_saw_only_when_close():
+    """A set taught from one photo of honours holds no 8p; a real 8p the classifier is sure of
+    must not be dropped because it lies a little like that photo's boxes on no tile, while one
+    much like them is, and a box the classifier doubts follows the set at the usual match."""
+    angle = np.radians([0, 40, 25, 10])  # cosines to the no-tile example: 1, 0.77, 0.91, 0.98
+    examples = np.array([[1.0, 0.0], [0.0, 1.0]], np.float32)  # no tile; the East wind
+    taught = TaughtRecognizer(base(), [NOT_A_TILE, "1z"], examples)
+    boxes = np.stack([np.cos(angle), -np.sin(angle)], axis=1)  # turned away from the East example
+    assert taught.nearest(boxes) == [NOT_A_TILE] * 4  # without the classifier's readings: as before
+    readings = [("2s", 0.5), ("8p", 1.0), ("8p", 0.97), ("back", 0.95)]
+    assert taught.nearest(boxes, readings) == [NOT_A_TILE, None, NOT_A_TILE, NOT_A_TILE]
+    # a face the set holds examples of was weighed against them: the usual match stands
+    knows_8p = TaughtRecognizer(base(), [NOT_A_TILE, "8p"], examples)
+    assert knows_8p.nearest(boxes, readings)[1] == NOT_A_TILE
+
+
 def test_boxes_are_named_by_the_labels_they_cover_once_each():
     boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], np.float32)
     labels = [Example("5p", (0, 0, 10, 10))]
