@@ -340,6 +340,30 @@ def test_face_down_and_bad_melds_are_reported():
     assert any("do not make a chow, pung or kong" in e for e in hand.errors)
 
 
+def test_a_blank_white_dragon_read_face_down_among_the_hand_is_the_dragon():
+    """Many sets print the White dragon blank, as plain as a back: a tile read `back` among
+    a hand's face-up tiles whose next choice is that dragon is read as it, and asked about;
+    a back the recogniser is sure of stays a face-down tile to turn up."""
+    tiles = "1m 1m 1m 2p 3p 4p 5s 6s 7s 9s 9s 5z 5z 5z".split()
+    items, _ = row(tiles, apart_before=(13,))
+
+    def read(blank_at: int, white: float) -> tuple:
+        detections = place(items, 30)
+        detections[blank_at] = dataclasses.replace(detections[blank_at], tile="back", face_confidence=0.6,
+                                                   alternatives=[("5z", white), ("1p", 0.01)])
+        layout = find_layout(detections)
+        return layout, layout.hands[0]
+
+    layout, hand = read(11, 0.2)  # among the concealed tiles
+    assert sorted(hand.concealed) == sorted(tiles) and hand.win_tile == "5z" and not hand.errors
+    assert 11 in layout.doubtful and layout.rereadings() == {11: "5z"}
+    assert any("White dragon" in p for p in hand.problems)
+    layout, hand = read(13, 0.2)  # the winning tile set apart
+    assert hand.win_tile == "5z" and 13 in layout.doubtful and not hand.errors
+    _, hand = read(11, 0.0001)  # surely a back: the player is asked to turn it up
+    assert "back" in hand.concealed and any("face-down tile lies among" in e for e in hand.errors)
+
+
 def test_low_confidence_and_close_alternatives_are_doubtful():
     detections = place(hand_items(), 0)
     detections[3] = TileDetection("4p", detections[3].box, 0.31, [("4s", 0.2)])

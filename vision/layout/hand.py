@@ -2,6 +2,7 @@
 tiles, melds and the winning tile; what stops it from being scored, in words."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Sequence
 
 import numpy as np
@@ -14,7 +15,9 @@ from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
                    _meld_type, _partition, _partition_known_melds, _peel, likeliest_set, likeliest_win)
-from .thresholds import BACK
+from .thresholds import BACK, BLANK_WHITE_RATIO
+
+WHITE_DRAGON = "5z"
 
 
 def _describe(indices: Sequence[int], detections: Sequence[TileDetection]) -> str:
@@ -81,7 +84,8 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
     # a lone tile after a declared meld that makes sets with the tiles after it is a piece of a
     # meld, no winning tile
     singles = [k for k, g in enumerate(groups)
-               if len(g) == 1 and not detections[g[0]].face_down and g[0] not in sideways
+               if len(g) == 1 and (not detections[g[0]].face_down or _blank_white(detections[g[0]]))
+               and g[0] not in sideways
                and not (any(j in definite for j in range(k)) and _melds_from(groups, k, detections, sideways))]
     if win_tile is not None:
         singles = [k for k in singles if plain(detections[groups[k][0]].tile) == plain(win_tile)]
@@ -166,10 +170,12 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                             f"{'it' if len(meld.reread) == 1 else 'them'}")
     # a face-down tile at an end of the concealed tiles is no tile of the hand (a revealed hand
     # shows backs only in a concealed kong): a wall tile, or felt read as a back
-    while concealed_indices and detections[concealed_indices[-1]].face_down:
+    while concealed_indices and detections[concealed_indices[-1]].face_down and \
+            not _blank_white(detections[concealed_indices[-1]]):
         problems.append("a face-down tile at the end of the hand was left out of it")
         concealed_indices.pop()
-    while concealed_indices and detections[concealed_indices[0]].face_down:
+    while concealed_indices and detections[concealed_indices[0]].face_down and \
+            not _blank_white(detections[concealed_indices[0]]):
         problems.append("a face-down tile at the start of the hand was left out of it")
         concealed_indices.pop(0)
     win_index = groups[win_group][0] if win_group is not None else None
@@ -318,6 +324,41 @@ def hand_problems(hand: HandLayout, detections: Sequence[TileDetection]) -> list
     return out
 
 
+def _blank_white(d: TileDetection) -> bool:
+    """Read face down, with the White dragon for its next choice (``BLANK_WHITE_RATIO``)."""
+    faces = [(t, c) for t, c in d.alternatives if t != BACK]
+    return d.face_down and bool(faces) and faces[0][0] == WHITE_DRAGON and \
+        float(faces[0][1]) >= BLANK_WHITE_RATIO * max(d.face_sureness, 1e-6)
+
+
+def blank_white_dragons(hand: HandLayout, detections: Sequence[TileDetection]) -> list[TileDetection]:
+    """Read as the White dragon each tile read face down among the hand's face-up concealed
+    tiles (its winning tile included) whose next choice that is (``BLANK_WHITE_RATIO``): a
+    revealed hand shows backs only in a concealed kong, and many sets print that dragon
+    blank.  Noted, and the tiles marked (``hand.reread``); returns the detections as the rest
+    of the layout should see them, those tiles read as the dragon."""
+    found = [i for i in hand.concealed_indices if _blank_white(detections[i])]
+    if hand.win_index is not None and hand.win_index not in hand.concealed_indices \
+            and _blank_white(detections[hand.win_index]):
+        found.append(hand.win_index)
+    if not found:
+        return list(detections)
+    for position, i in enumerate(hand.concealed_indices):
+        if i in found:
+            hand.concealed[position] = WHITE_DRAGON
+    if hand.win_index in found:
+        hand.win_tile = WHITE_DRAGON
+    hand.reread += [i for i in found if i not in hand.reread]
+    hand.problems.append(f"{_describe(found, detections)} among the face-up tiles read as the White dragon "
+                         "(blank in many sets): check it")
+    seen = list(detections)
+    for i in found:
+        d = detections[i]
+        seen[i] = dataclasses.replace(d, tile=WHITE_DRAGON, alternatives=[(BACK, float(d.face_sureness))] + [
+            (t, c) for t, c in d.alternatives if t != WHITE_DRAGON])
+    return seen
+
+
 def reread_to_win(hand: HandLayout, detections: Sequence[TileDetection]) -> list[int]:
     """Re-read a revealed hand that reads as no win where its tiles' next choices complete it
     (``likeliest_win``): taken when one re-reading stands out, noted and marked either way.
@@ -338,7 +379,7 @@ def reread_to_win(hand: HandLayout, detections: Sequence[TileDetection]) -> list
             hand.concealed[position] = changes[i]
     if hand.win_index in changes:
         hand.win_tile = changes[hand.win_index]
-    hand.reread = list(changes)
+    hand.reread += [i for i in changes if i not in hand.reread]
     hand.problems.append(f"{old} read as {new}, which makes the hand a win: "
                          f"check {'it' if len(changes) == 1 else 'them'}")
     return list(changes)

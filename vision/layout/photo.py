@@ -12,7 +12,7 @@ from mahjong_lens.rules.hand import SetType
 from mahjong_lens.rules.tiles import plain, sort_key, tile_name
 
 from ..detections import TileDetection, iou
-from .hand import _hand_from_rows, _loose_tiles, hand_problems, reread_to_win
+from .hand import _hand_from_rows, _loose_tiles, blank_white_dragons, hand_problems, reread_to_win
 from .model import HandLayout, Layout, MeldLayout
 from .row import _Row, _build_row, _extents
 from .rows import _UnionFind, _angle_between, _box_growth, _fit_line, _is_wall, _rows_and_stacked
@@ -90,8 +90,11 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     unassigned.extend(_place_strays(strays, hands, detections, win_tile))
     asked: list[int] = []
     for hand in hands:
-        asked += reread_to_win(hand, detections)
-        hand.errors.extend(hand_problems(hand, detections))
+        before = list(hand.reread)
+        seen = blank_white_dragons(hand, detections)  # the hand's detections as now read
+        asked += [i for i in hand.reread if i not in before]
+        asked += reread_to_win(hand, seen)
+        hand.errors.extend(hand_problems(hand, seen))
         all_sideways.update(s for m in hand.melds for s in m.sideways)
     hands = _table_order(hands)
     # a tile re-read to make its meld a set is asked about, like any unsure reading

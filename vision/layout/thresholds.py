@@ -14,6 +14,11 @@ MIN_REREAD_RATIO = 0.01
 #: ... and the re-reading is taken only when no other comes within this share of it (else
 #: the page asks).  Real hand rows: hand_010's three copies read 1 tile closer.
 CLOSE_REREAD = 0.5
+#: A tile read face down among a hand's face-up concealed tiles, whose next choice is the White
+#: dragon at least this probable against `back`, is that dragon: many sets print it blank, as
+#: plain as a back (one art style's is a back's very colour).  Synthetic hands: the blank White
+#: dragons read `back` had it at 0.22 and 0.28 of the back; a true back, 2e-5.
+BLANK_WHITE_RATIO = 0.05
 #: Width / height of an upright tile face; only used to undo the box growth of a
 #: rotated tile when estimating its size, so a rough value is enough.
 TILE_ASPECT = 0.75
