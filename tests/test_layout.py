@@ -115,6 +115,24 @@ def test_winning_tile_is_the_one_set_apart_and_can_be_given():
     assert given.win_tile == "9s" and given.win_index == 10
 
 
+@pytest.mark.parametrize("angle", [10, 15, 20])
+def test_the_winning_tile_set_apart_is_seen_where_the_boxes_overlap(angle):
+    """Boxes that hold each tile's body as well as its face overlap their neighbours (every
+    gap measures about half a tile less than it is): the tile set apart still stands out from
+    that usual gap, and a row laid without a gap still has none."""
+    tiles = "1m 1m 1m 2p 3p 4p 5s 6s 7s 9s 9s 2z 2z 2z".split()
+
+    def grown(items: list) -> list[TileDetection]:
+        return [dataclasses.replace(d, box=(d.box[0] - 20, d.box[1] - 20, d.box[2] + 20, d.box[3] + 20))
+                for d in place(items, angle)]
+
+    apart, _ = row(tiles, apart_before=(13,), apart=12)
+    hand = find_layout(grown(apart)).hands[0]
+    assert hand.win_tile == "2z" and hand.win_index == 13
+    together, _ = row(tiles)
+    assert find_layout(grown(together)).hands[0].win_tile is None
+
+
 def test_dead_wall_gives_the_dora_indicators_in_order():
     hand = place(hand_items(), 0)
     # a dead wall beyond the hand: 5 face-down tiles with two indicators turned up

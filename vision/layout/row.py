@@ -14,7 +14,7 @@ from mahjong_lens.rules.tiles import plain, sort_key
 from ..detections import TileDetection
 from .rows import _fit_line, _is_wall
 from .sets import _could_be_meld, _is_definite_meld, _is_set
-from .thresholds import (BACK, DEFAULT_RATIO, GAP_THRESHOLD, GOOD_CONDITION, MIN_CONDITION,
+from .thresholds import (BACK, DEFAULT_RATIO, GAP_THRESHOLD, GAP_TREND_RANGE, GOOD_CONDITION, MIN_CONDITION,
                          SIDEWAYS_FACTOR, STRONG_SIDEWAYS, TILE_LENGTH)
 
 
@@ -168,7 +168,7 @@ def _split(order: list[int], gaps: list[float]) -> list[list[int]]:
     groups = [[order[0]]]
     if len(gaps) >= 5:
         position = np.arange(len(gaps), dtype=float)
-        base = np.clip(_theil_sen(position, np.array(gaps), position), -0.4, 0.3)
+        base = np.clip(_theil_sen(position, np.array(gaps), position), *GAP_TREND_RANGE)
     else:
         base = np.zeros(len(gaps))
     for k, gap in enumerate(gaps):
