@@ -133,6 +133,21 @@ def test_the_winning_tile_set_apart_is_seen_where_the_boxes_overlap(angle):
     assert find_layout(grown(together)).hands[0].win_tile is None
 
 
+@pytest.mark.parametrize("angle", [0, 15])
+def test_a_short_concealed_row_sets_its_winning_tile_apart_where_the_boxes_overlap(angle):
+    """Three melds laid in a row of their own leave five concealed tiles: too few gaps for a
+    trend, their median is the usual gap, so the winning tile set apart still stands out."""
+    def hand(apart: float) -> list[TileDetection]:
+        concealed, _ = row("1m 1m 1m 5z 5z".split(), apart_before=(4,), apart=apart)
+        melds, _ = row("2p 3p 4p 6s 6s 6s 7m 8m 9m".split(), y=70, sideways=(0,))
+        return [dataclasses.replace(d, box=(d.box[0] - 20, d.box[1] - 20, d.box[2] + 20, d.box[3] + 20))
+                for d in place(concealed + melds, angle)]
+
+    read = find_layout(hand(12)).hands[0]
+    assert read.win_tile == "5z" and read.win_index == 4 and len(read.melds) == 3
+    assert find_layout(hand(0)).hands[0].win_tile is None
+
+
 def test_dead_wall_gives_the_dora_indicators_in_order():
     hand = place(hand_items(), 0)
     # a dead wall beyond the hand: 5 face-down tiles with two indicators turned up

@@ -169,6 +169,8 @@ def _split(order: list[int], gaps: list[float]) -> list[list[int]]:
     if len(gaps) >= 5:
         position = np.arange(len(gaps), dtype=float)
         base = np.clip(_theil_sen(position, np.array(gaps), position), *GAP_TREND_RANGE)
+    elif len(gaps) >= 3:  # too few for a trend: the median gap, robust to one real gap
+        base = np.full(len(gaps), float(np.clip(np.median(gaps), *GAP_TREND_RANGE)))
     else:
         base = np.zeros(len(gaps))
     for k, gap in enumerate(gaps):
