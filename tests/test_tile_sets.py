@@ -47,6 +47,20 @@ def test_a_taught_set_drops_what_is_no_tile_and_names_its_own_faces(tmp_path):
     assert store.names() == [{"name": "club set", "examples": 6, "not_a_tile": 1, "faces": 5}]
 
 
+def test_a_taught_set_reads_as_the_recogniser_does_where_it_does_not_say(tmp_path):
+    """The boxes the recogniser drops (one many tiles long: a tray's edge) a taught set drops
+    too: both read boxes through one function."""
+    edge = ((10, 150, 350, 175), IVORY)
+    reader = TeachableFake([("1m", TILES[0][0]), ("2m", TILES[1][0]), ("3m", TILES[2][0]), ("4m", TILES[3][0]),
+                            ("2p", ODD[0]), ("1p", edge[0])])
+    store = TileSetStore(tmp_path / "sets.db")
+    labels = [Example(t, box) for t, (box, _) in zip(["1m", "2m", "3m", "4m"], TILES)] + [Example("7z", ODD[0])]
+    teach(store, base(), "club set", photo(TILES + [ODD, SPINE]), labels)
+    read = taught_recognizer(reader, store, "club set").detect(photo(TILES + [ODD, edge]))
+    assert "1p" not in [d.tile for d in read]  # the edge, 340 px long against tiles of 55
+    assert sorted(d.tile for d in read) == ["1m", "2m", "3m", "4m", "7z"]
+
+
 def test_the_store_keeps_sets_apart_and_says_what_it_does_not_have(tmp_path):
     store = TileSetStore(tmp_path / "sets.db")
     with pytest.raises(TileSetError, match="none has been taught yet"):

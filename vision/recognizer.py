@@ -422,23 +422,42 @@ class TwoStageRecognizer:
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
         boxes, box_conf, probabilities = self.readings(image)
-        detections = []
-        for box, det_conf, probs in zip(boxes, box_conf, probabilities):
-            order = [int(k) for k in np.argsort(probs)[::-1]]
-            if self.class_names[order[0]] == NOT_A_TILE:
+        return read_boxes(boxes, box_conf, probabilities, self.class_names, self.unsure_box)
+
+
+def read_boxes(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray, class_names: Sequence[str],
+               unsure_box: tuple[float, float] | None = UNSURE_BOX,
+               faces: Sequence[str | None] | None = None) -> list[TileDetection]:
+    """The detections of a photo's boxes from their confidences and class probabilities: a
+    box read as `NOT_A_TILE` is dropped, and so is one neither stage believes in
+    (``UNSURE_BOX``) or one many tiles long (``LONG_BOX``).  ``faces``: for each box, a face
+    given from elsewhere (a taught tile set, ``vision.tile_sets``; `NOT_A_TILE` drops the
+    box), or None where the classifier's reading stands."""
+    detections = []
+    for k, (box, det_conf, probs) in enumerate(zip(boxes, box_conf, probabilities)):
+        given = faces[k] if faces is not None else None
+        if given == NOT_A_TILE:
+            continue  # a taught set was shown this is no tile
+        order = [int(j) for j in np.argsort(probs)[::-1]]
+        if given is None:
+            if class_names[order[0]] == NOT_A_TILE:
                 continue  # a box on no tile: a classifier that knows them says so
-            order = [k for k in order if self.class_names[k] != NOT_A_TILE]
-            best = order[0]
-            if self.unsure_box and det_conf < self.unsure_box[0] and probs[best] < self.unsure_box[1]:
+            best = next(j for j in order if class_names[j] != NOT_A_TILE)
+            if unsure_box and det_conf < unsure_box[0] and probs[best] < unsure_box[1]:
                 continue  # neither stage believes it is a tile
-            detections.append(TileDetection(
-                tile=self.class_names[best],
-                box=tuple(float(v) for v in box),
-                confidence=float(det_conf * probs[best]),
-                alternatives=[(self.class_names[k], float(probs[k])) for k in order[1:4]],
-                face_confidence=float(probs[best]),
-            ))
-        return _without_long_boxes(detections)
+            tile, sure = class_names[best], float(probs[best])
+        else:  # the set named it: as sure as the classifier was of that face, and at least 0.95
+            tile = given
+            sure = max(float(probs[list(class_names).index(given)]) if given in class_names else 0.0, 0.95)
+        detections.append(TileDetection(
+            tile=tile,
+            box=tuple(float(v) for v in box),
+            confidence=float(det_conf * sure),
+            alternatives=[(class_names[j], float(probs[j])) for j in order
+                          if class_names[j] not in (NOT_A_TILE, tile)][:3],
+            face_confidence=sure,
+        ))
+    return _without_long_boxes(detections)
 
 
 def _without_long_boxes(detections: list[TileDetection]) -> list[TileDetection]:

@@ -262,30 +262,12 @@ class TaughtRecognizer:
         return [str(faces[b]) if ok else None for b, ok in zip(best, sure)]
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
+        from .recognizer import read_boxes
         boxes, confidences, probabilities, crops = boxes_and_features(self.base, image)
         names = self.base.class_names
         readings = [(names[int(np.argmax(p))], float(np.max(p))) for p in probabilities]
         taught = self.nearest(crop_features(self.base, crops), readings)
-        detections = []
-        for box, det_conf, probs, face in zip(boxes, confidences, probabilities, taught):
-            if face == NOT_A_TILE:
-                continue  # the set was shown this is no tile
-            order = [int(k) for k in np.argsort(probs)[::-1] if names[int(k)] != NOT_A_TILE]
-            if face is None:
-                if names[int(np.argmax(probs))] == NOT_A_TILE:
-                    continue
-                best = order[0]
-                unsure = self.base.unsure_box
-                if unsure and det_conf < unsure[0] and probs[best] < unsure[1]:
-                    continue
-                tile, sure = names[best], float(probs[best])
-            else:
-                tile, sure = face, max(float(probs[names.index(face)]) if face in names else 0.0, 0.95)
-            detections.append(TileDetection(
-                tile=tile, box=tuple(float(v) for v in box), confidence=float(det_conf * sure),
-                alternatives=[(names[k], float(probs[k])) for k in order if names[k] != tile][:3],
-                face_confidence=sure))
-        return detections
+        return read_boxes(boxes, confidences, probabilities, names, self.base.unsure_box, faces=taught)
 
 
 def taught_recognizer(base: Any, store: TileSetStore, name: str) -> TaughtRecognizer:
