@@ -216,6 +216,13 @@ def test_a_hand_entered_tile_by_tile_is_scored(server, page):
     # dragons -> 8
     sync_api.expect(page.locator("#score [data-points]")).to_have_text("8")
     assert page.locator("#hand .group.meld .tile").count() == 3
+    # a wind is drawn as any tile is: as wide, its letter above its name (the desk's seat-wind
+    # label once shared the class `wind` and widened them)
+    tile = page.locator("#hand .tile[data-tile='2z']").first
+    wind, number = tile.bounding_box(), page.locator("#hand .tile[data-tile='1m']").first.bounding_box()
+    assert abs(wind["width"] - number["width"]) < 1 and abs(wind["height"] - number["height"]) < 1
+    assert tile.locator(".face").bounding_box()["y"] + tile.locator(".face").bounding_box()["height"] <= \
+        tile.locator(".sub").bounding_box()["y"] + 1
     assert page.js_errors == []
 
 
@@ -386,7 +393,7 @@ def test_the_tournament_desk_from_schedule_to_standings_on_a_desktop_and_a_phone
     overview = page.url
 
     def seats_on_form() -> dict[str, str]:
-        return {row.locator("td.wind").text_content()[0]: row.locator("td").nth(1).text_content()
+        return {row.locator("td.seat-wind").text_content()[0]: row.locator("td").nth(1).text_content()
                 for row in page.locator("table.slip-table tbody tr").all()}
 
     page.click("text=Enter a score slip")
