@@ -21,7 +21,7 @@ def _new(client, players=EIGHT, rounds=2, seed=7) -> int:
 def _seats(client, tournament, r, t, h) -> dict[str, str]:
     """Wind -> player as the slip form shows them for that hand."""
     page = client.get(f"/tournament/{tournament}/slip?round={r}&table={t}&hand={h}").text
-    rows = re.findall(r'<td class="wind">(\w+)</td>\s*<td>([^<]+)</td>', page)
+    rows = re.findall(r'<td class="seat-wind">(\w+)</td>\s*<td>([^<]+)</td>', page)
     return {name[0]: player for name, player in rows}
 
 
