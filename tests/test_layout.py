@@ -333,6 +333,21 @@ def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     assert len(hand.melds) == 4 and hand.concealed == ["8p"] and hand.win_tile is None
 
 
+def test_a_hand_short_of_a_winning_count_with_several_tiles_apart_sets_no_winning_tile_apart():
+    """13 tiles with two lying apart, each alone: a loosely laid hand of a player who did not win (Rode
+    Draak scores it too), no winning tile; 14 so laid keep the last as the winning tile, and 13
+    with one tile apart keep it (a winning hand with a tile out of view: the scan says so)."""
+    tiles = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 2z 3z 5z 6z".split()
+
+    def hand(count: int, apart: tuple[int, ...]):
+        items, _ = row(tiles[:count], apart_before=apart, apart=20)
+        return find_layout(place(items, 0)).hands[0]
+
+    assert hand(13, (6, 7, 12)).win_tile is None  # the 7s and the 5z lie apart
+    assert hand(14, (6, 7, 13)).win_tile == "6z"
+    assert hand(13, (12,)).win_tile == "5z"
+
+
 def test_melds_laid_close_with_a_misread_tile_are_split_by_its_next_choice():
     items, x = row("1m 1m 2p 3p 4p 6s 7s 8s".split())
     melds, _ = row(["9m", "9m", "9m", "2z", "2z", "2z"], x=x + 20, sideways=(1, 4))

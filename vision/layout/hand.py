@@ -133,6 +133,10 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
     win_group = _melds_past_declared(groups, meld_groups, definite, win_group, detections, sideways)
     if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
         win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
+    if win_group is not None and waiting and len(lone_tiles) > 1:
+        # short of a winning count with several tiles apart: a hand laid loosely (or in two rows,
+        # apart where they meet) by a player who did not win, no winning tile set apart
+        win_group = None
     if win_group is not None and len(lone_tiles) > 1:
         problems.append(f"several tiles lie apart ({_describe(lone_tiles, detections)}); "
                         f"{_named(detections[groups[win_group][0]].tile)}, nearest the end of the hand, "
