@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from mahjong_lens.datasets.classes import BACK
 from mahjong_lens.rules.tiles import parse_tiles
 
 from .detections import TileDetection, pair_by_iou
@@ -256,7 +257,7 @@ class TaughtRecognizer:
         if readings is not None:
             taught = set(self.tiles)
             needed = np.array([self.untaught_match if faces[b] == NOT_A_TILE and sure >= SURE_FACE
-                               and face not in taught and face != "back" else self.match
+                               and face not in taught and face != BACK else self.match
                                for b, (face, sure) in zip(best, readings)])
         sure = (nearest >= needed) & (nearest - other >= self.margin)
         return [str(faces[b]) if ok else None for b, ok in zip(best, sure)]

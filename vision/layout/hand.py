@@ -335,18 +335,19 @@ def _blank_white(d: TileDetection) -> bool:
         float(faces[0][1]) >= BLANK_WHITE_RATIO * max(d.face_sureness, 1e-6)
 
 
-def blank_white_dragons(hand: HandLayout, detections: Sequence[TileDetection]) -> list[TileDetection]:
+def blank_white_dragons(hand: HandLayout, detections: Sequence[TileDetection]
+                        ) -> tuple[list[int], list[TileDetection]]:
     """Read as the White dragon each tile read face down among the hand's face-up concealed
     tiles (its winning tile included) whose next choice that is (``BLANK_WHITE_RATIO``): a
     revealed hand shows backs only in a concealed kong, and many sets print that dragon
-    blank.  Noted, and the tiles marked (``hand.reread``); returns the detections as the rest
-    of the layout should see them, those tiles read as the dragon."""
+    blank.  Noted, and the tiles marked (``hand.reread``); returns those tiles (to ask about)
+    and the detections as the rest of the layout should see them, those tiles the dragon."""
     found = [i for i in hand.concealed_indices if _blank_white(detections[i])]
     if hand.win_index is not None and hand.win_index not in hand.concealed_indices \
             and _blank_white(detections[hand.win_index]):
         found.append(hand.win_index)
     if not found:
-        return list(detections)
+        return [], list(detections)
     for position, i in enumerate(hand.concealed_indices):
         if i in found:
             hand.concealed[position] = WHITE_DRAGON
@@ -360,7 +361,7 @@ def blank_white_dragons(hand: HandLayout, detections: Sequence[TileDetection]) -
         d = detections[i]
         seen[i] = dataclasses.replace(d, tile=WHITE_DRAGON, alternatives=[(BACK, float(d.face_sureness))] + [
             (t, c) for t, c in d.alternatives if t != WHITE_DRAGON])
-    return seen
+    return found, seen
 
 
 def reread_to_win(hand: HandLayout, detections: Sequence[TileDetection]) -> list[int]:

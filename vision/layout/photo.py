@@ -90,10 +90,8 @@ def find_layout(detections: Sequence[TileDetection], *, win_tile: str | None = N
     unassigned.extend(_place_strays(strays, hands, detections, win_tile))
     asked: list[int] = []
     for hand in hands:
-        before = list(hand.reread)
-        seen = blank_white_dragons(hand, detections)  # the hand's detections as now read
-        asked += [i for i in hand.reread if i not in before]
-        asked += reread_to_win(hand, seen)
+        blanks, seen = blank_white_dragons(hand, detections)  # seen: the hand's detections as now read
+        asked += blanks + reread_to_win(hand, seen)
         hand.errors.extend(hand_problems(hand, seen))
         all_sideways.update(s for m in hand.melds for s in m.sideways)
     hands = _table_order(hands)
