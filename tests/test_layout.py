@@ -133,6 +133,22 @@ def test_the_winning_tile_set_apart_is_seen_where_the_boxes_overlap(angle):
     assert find_layout(grown(together)).hands[0].win_tile is None
 
 
+@pytest.mark.parametrize("angle", [0, 45])
+def test_a_confident_box_across_two_tiles_of_a_row_is_dropped(angle):
+    """A third box between two tiles, its centre half a tile from each, is no tile of its own
+    however sure the detector is; where every neighbour's boxes overlap (a row near the
+    diagonal) their overlap alone cannot tell it."""
+    tiles = "1m 2m 3m 4p 5p 6p 7s 7s 7s 9s 9s 2z 2z".split()
+    laid, _ = row(tiles)
+    between = ("7s", (laid[6][1] + laid[7][1]) / 2, 0.0, False)  # across the first two 7s
+    detections = place(laid + [between], angle)
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert sorted(hand.concealed) == sorted(tiles) and 13 in layout.unassigned
+    # three tiles of a kind side by side stay three
+    assert Counter(find_layout(place(laid, angle)).hands[0].concealed)["7s"] == 3
+
+
 @pytest.mark.parametrize("angle", [0, 15])
 def test_a_short_concealed_row_sets_its_winning_tile_apart_where_the_boxes_overlap(angle):
     """Three melds laid in a row of their own leave five concealed tiles: too few gaps for a
@@ -957,6 +973,8 @@ def test_a_second_box_on_a_tile_of_a_row_is_dropped():
     layout = find_layout(detections + [TileDetection("7s", across, 0.3)])
     hand = layout.hands[0]
     assert sorted(hand.concealed) == sorted(WINNING) and 14 in layout.unassigned
-    # as confident as its neighbours, it is left (the page shows it; a wrong count asks)
-    layout = find_layout(detections + [TileDetection("7s", across, 0.9)])
+    # as confident as its neighbours, it is left where it overlaps one tile far more than
+    # the other (the page shows it; a wrong count asks): a tile boxed twice, or no box at all
+    onto_seven = (across[0] + 8, across[1], across[2] + 8, across[3])
+    layout = find_layout(detections + [TileDetection("7s", onto_seven, 0.9)])
     assert len(layout.hands[0].concealed) == 15

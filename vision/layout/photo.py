@@ -18,7 +18,8 @@ from .row import _Row, _build_row, _extents
 from .rows import _UnionFind, _angle_between, _box_growth, _fit_line, _is_wall, _rows_and_stacked
 from .sets import _all_backs_kong, _is_set, _meld_type
 from .thresholds import (BACK, CLOSE_ALTERNATIVE, DOUBTFUL_FACE, DUPLICATE_CONFIDENCE, DUPLICATE_IOU,
-                         DUPLICATE_OVERLAP, MAX_HAND_TILES, MIN_FULL_HAND, MIN_HAND_TILES, STACKED_ANGLE, STACKED_PITCH)
+                         DUPLICATE_OVERLAP, MAX_HAND_TILES, MIN_FULL_HAND, MIN_HAND_TILES, SQUEEZED_MIN_ROW, SQUEEZED_SPACING,
+                         STACKED_ANGLE, STACKED_PITCH)
 
 
 def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
@@ -320,13 +321,38 @@ def _without_duplicates(rows: list[list[int]], detections: Sequence[TileDetectio
                 if gap < -DUPLICATE_OVERLAP and iou(first.box, second.box) >= DUPLICATE_IOU:
                     pairs.append((order[k] if first.confidence < second.confidence else order[k + 1], gap))
             weak = [(i, gap) for i, gap in pairs if detections[i].confidence < DUPLICATE_CONFIDENCE]
-            if not weak:
-                break
-            weaker = min(weak, key=lambda pair: pair[1])[0]
+            if weak:
+                weaker = min(weak, key=lambda pair: pair[1])[0]
+            else:
+                weaker = _squeezed_box(order, detections, u)
+                if weaker is None:
+                    break
             row.remove(weaker)
             dropped.append(weaker)
         kept_rows.append(row)
     return kept_rows, dropped
+
+
+def _squeezed_box(order: list[int], detections: Sequence[TileDetection], u: np.ndarray) -> int | None:
+    """A box squeezed between two neighbours of a row: its centre lies much nearer to both
+    than the tiles beyond them lie to theirs (``SQUEEZED_SPACING``; the nearest spacings,
+    as perspective and sideways tiles change it along a row, and no more than the row's
+    median, as they may be gaps), so it sits across two tiles
+    that have boxes of their own.  None where there is none."""
+    if len(order) < SQUEEZED_MIN_ROW:
+        return None
+    t = np.array([float(np.dot(detections[i].center, u)) for i in order])
+    spacing = np.diff(t)
+    usual = float(np.median(spacing))  # beyond may be a gap: no more than the row's usual
+
+    def squeezed_at(k: int) -> bool:
+        beyond = [spacing[j] for j in (k - 2, k + 1) if 0 <= j < len(spacing)]
+        return max(spacing[k - 1], spacing[k]) < SQUEEZED_SPACING * min(*beyond, usual)
+
+    squeezed = [k for k in range(1, len(order) - 1) if squeezed_at(k)]
+    if not squeezed:
+        return None
+    return order[min(squeezed, key=lambda k: spacing[k - 1] + spacing[k])]
 
 
 def _global_ratio(rows: list[list[int]], detections: Sequence[TileDetection]) -> float | None:

@@ -81,3 +81,9 @@ STACKED_PITCH = (0.45, 2.2)
 DUPLICATE_OVERLAP = 0.4
 DUPLICATE_CONFIDENCE = 0.45
 DUPLICATE_IOU = 0.15
+#: A box whose centre lies nearer to both its neighbours than this share of the spacing of
+#: the tiles beyond them sits across two tiles boxed on their own (a row near the diagonal,
+#: where every neighbour's boxes overlap, hides it from DUPLICATE_OVERLAP); rows of at least
+#: SQUEEZED_MIN_ROW boxes.
+SQUEEZED_SPACING = 0.7
+SQUEEZED_MIN_ROW = 5
