@@ -133,6 +133,24 @@ def test_the_winning_tile_set_apart_is_seen_where_the_boxes_overlap(angle):
     assert find_layout(grown(together)).hands[0].win_tile is None
 
 
+def test_a_tile_set_apart_whose_box_looks_a_little_long_is_still_the_winning_tile():
+    """The box of a tile at a row's end often takes in some of its side: 1.63 times the
+    row's usual length to width is no tile lying sideways (that is about 1.8), and a lone
+    tile that cannot be part of a meld is the winning tile; a tile truly lying there is not."""
+    tiles = "1m 1m 1m 2p 3p 4p 5s 6s 7s 9s 9s 2z 2z 2z".split()
+    items, _ = row(tiles, apart_before=(13,))
+    detections = place(items, 0)
+
+    def lone_box(width: float, height: float) -> list[TileDetection]:
+        x1, y1, _, y2 = detections[13].box
+        middle = (y1 + y2) / 2
+        return detections[:13] + [dataclasses.replace(detections[13], box=(x1, middle - height / 2,
+                                                                           x1 + width, middle + height / 2))]
+
+    assert find_layout(lone_box(38, 31)).hands[0].win_tile == "2z"
+    assert find_layout(lone_box(TILE_H, TILE_W)).hands[0].win_tile is None
+
+
 @pytest.mark.parametrize("angle", [0, 45])
 def test_a_confident_box_across_two_tiles_of_a_row_is_dropped(angle):
     """A third box between two tiles, its centre half a tile from each, is no tile of its own

@@ -43,8 +43,10 @@ GAP_THRESHOLD = 0.13
 #: A tile lies sideways when its along/across extent ratio exceeds the row's usual
 #: ratio by this factor (an upright 3:4 tile turned sideways changes it by 16/9).
 SIDEWAYS_FACTOR = 1.25
-#: ... and surely sideways, wherever it lies, beyond this factor.
-STRONG_SIDEWAYS = 1.6
+#: ... and surely sideways, wherever it lies, beyond this factor (a tile lying sideways is
+#: about 1.8; at 1.6 the box of a winning tile set apart at a row's end, taking in its side,
+#: made it a called tile: synthetic hands turned a quarter 22 -> 23 of 60).
+STRONG_SIDEWAYS = 1.7
 #: Below this |cos 2θ| (a row within ~10° of the diagonal) the boxes say nothing about
 #: a tile's shape and the spacing between centres is used instead.
 MIN_CONDITION = 0.3
