@@ -209,3 +209,63 @@ def test_the_api_teaches_a_set_from_a_photo_of_one_of_each_tile_in_order(tmp_pat
                                                                               "layout": "1"},
                                      content_type="multipart/form-data")
     assert refused.status_code == 400 and "shows 30 tiles; it should show 34" in refused.get_json()["error"]
+
+
+class ShelfFake(TeachableFake):
+    """The fake recogniser with a detector threshold: looking harder (conf below 0.35) it also
+    boxes ``faint`` things; its classifier reads ivory as the 1 of characters, surely, and
+    anything else as the 2 of dots, unsurely."""
+
+    conf = 0.35
+
+    def __init__(self, readings, faint=()):
+        super().__init__(readings)
+        self.faint = [box for box in faint]
+        self.class_names = sorted(set(self.class_names) | {"1m", "2p", NOT_A_TILE})
+
+    def boxes(self, image):
+        boxes, confidences = super().boxes(image)
+        if self.conf < 0.35 and self.faint:
+            boxes = np.concatenate([boxes, np.array(self.faint, np.float32)])
+            confidences = np.concatenate([confidences, np.full(len(self.faint), 0.2, np.float32)])
+        return boxes, confidences
+
+    def classify(self, crops):
+        probabilities = np.zeros((len(crops), len(self.class_names)), np.float32)
+        for row, crop in enumerate(crops):
+            centre = crop[crop.shape[0] // 2, crop.shape[1] // 2].astype(float)
+            ivory = np.abs(centre - IVORY).max() < 30
+            probabilities[row, self.class_names.index("1m" if ivory else "2p")] = 0.95 if ivory else 0.4
+        return probabilities
+
+
+def test_teaching_also_learns_what_the_detector_barely_takes_for_a_tile_around_the_table(tmp_path):
+    """A fixed camera sees the same shelf in every photo: a book the detector boxes only when
+    it looks harder in the photo taught from is taught as no tile, and dropped where a later
+    photo boxes it surely; a tile nobody labelled there (the classifier sure of its face) is not."""
+    blue_book = ((200, 120, 230, 200), BLUE)
+    half_tile = ((330, 20, 355, 75), IVORY)  # cut off at the photo's edge, unlabelled
+    labels = [Example(t, box) for t, (box, _) in zip(["1m", "2m", "3m", "4m"], TILES)]
+    tiles = [(t, box) for t, (box, _) in zip(["1m", "2m", "3m", "4m"], TILES)]
+    image = photo(TILES + [SPINE, blue_book, half_tile])
+    store = TileSetStore(tmp_path / "sets.db")
+    kept = teach(store, ShelfFake(tiles + [("1s", SPINE[0])], faint=[blue_book[0], half_tile[0]]),
+                 "club set", image, labels)
+    assert kept == {"faces": 4, "not_a_tile": 2}  # the spine, and the book seen when looking harder
+    later = ShelfFake(tiles + [("2p", blue_book[0]), ("1m", half_tile[0])])
+    read = [d.tile for d in taught_recognizer(later, store, "club set").detect(image)]
+    assert "2p" not in read and read.count("1m") >= 2  # the book dropped, the half tile kept
+    # taught without looking harder (as before), the book, unlike the spine, stays a tile
+    plain = TileSetStore(tmp_path / "plain.db")
+    teach(plain, ShelfFake(tiles + [("1s", SPINE[0])]), "club set", image, labels)
+    assert "2p" in [d.tile for d in taught_recognizer(later, plain, "club set").detect(image)]
+
+
+def test_a_face_read_more_likely_than_not_is_kept_from_a_near_example_of_no_tile():
+    """The blue-mat 4s tiles, read at 0.69, lay 0.71 from a green book taught as no tile: a face
+    the set never saw, read at SURE_FACE (0.5) or more, needs UNTAUGHT_MATCH to be dropped."""
+    examples = np.array([[1.0, 0.0], [0.0, 1.0]], np.float32)  # no tile; the East wind
+    taught = TaughtRecognizer(base(), [NOT_A_TILE, "1z"], examples)
+    near = np.array([[0.71, -np.sqrt(1 - 0.71 ** 2)]], np.float32)
+    assert taught.nearest(near, [("4s", 0.69)]) == [None]       # the classifier's 4s stands
+    assert taught.nearest(near, [("4s", 0.4)]) == [NOT_A_TILE]  # doubted: the set decides
