@@ -72,8 +72,9 @@ SMALL_TILE = 28.0
 CLOSE_LOOK_SIZE = 640
 # a box the detector is unsure of (confidence below the first) whose face the classifiers
 # cannot name either (likeliest class below the second) is dropped: such boxes are nearly
-# all dice, the table's centre or part of a tile at the photo's edge (model card, same section)
-UNSURE_BOX = (0.4, 0.5)
+# all dice, the table's centre, part of a tile at the photo's edge, books on a shelf and the
+# sides of standing tiles (model card, same section; 0.4 until stop 40)
+UNSURE_BOX = (0.5, 0.5)
 # a box whose long side is this many times the photo's median box's is no tile (a tile lying
 # sideways or nearer the camera is at most about twice another): step 16's detector once
 # boxed a tray's whole edge, which kept a hand's two rows apart (model card, "Reading thresholds")
