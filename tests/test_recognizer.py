@@ -1274,3 +1274,22 @@ def test_a_box_many_tiles_long_is_no_tile_but_a_row_of_tall_tiles_stays():
     stretched = [TileDetection("1m", (40.0 * k, 0.0, 40.0 * k + 36.0, 250.0), 0.8) for k in range(6)]
     assert _without_long_boxes(stretched) == stretched
     assert _without_long_boxes(row[:3] + [edge]) == row[:3] + [edge]
+
+
+def test_a_back_read_on_bare_felt_is_dropped_and_a_real_back_is_kept():
+    """The classifiers take plain felt for a plain back (the blue mat, an empty red table): a
+    box read face down whose middle has the colour of the table around the tiles is no tile;
+    a back of another colour stays, and a face is never judged by its colour."""
+    from mahjong_lens.vision.recognizer import without_felt_backs
+    image = np.zeros((400, 600, 3), np.uint8)
+    image[:] = (160, 120, 40)                          # blue felt
+    image[50:130, 50:110] = (60, 170, 230)             # a yellow back lying face down
+    image[50:130, 150:210] = (235, 240, 240)           # an ivory face
+    felt_back = TileDetection("back", (300.0, 200.0, 360.0, 280.0), 0.6)
+    felt_face = TileDetection("2s", (400.0, 200.0, 460.0, 280.0), 0.6)
+    detections = [TileDetection("back", (50.0, 50.0, 110.0, 130.0), 0.9),
+                  TileDetection("1m", (150.0, 50.0, 210.0, 130.0), 0.9), felt_back, felt_face]
+    kept = without_felt_backs(image, detections)
+    assert felt_back not in kept and [d.tile for d in kept] == ["back", "1m", "2s"]
+    # a photo the tiles fill leaves no table to compare with: nothing is dropped
+    assert without_felt_backs(image[50:130, 50:110].copy(), [TileDetection("back", (0.0, 0.0, 60.0, 80.0), 0.9)])

@@ -79,6 +79,11 @@ UNSURE_BOX = (0.5, 0.5)
 # sideways or nearer the camera is at most about twice another): step 16's detector once
 # boxed a tray's whole edge, which kept a hand's two rows apart (model card, "Reading thresholds")
 LONG_BOX = 3.0
+# a box read face down whose middle is the colour of the table around the tiles (the median of
+# the photo outside every box, CIELAB distance below this) is felt, not a tile's back: the blue
+# mat and the red and green tables of `valid/` gave 16 such boxes below 18, the synthetic
+# scenes' true backs lay 27 and more from their felt (model card, "Reading thresholds")
+FELT_DISTANCE = 18.0
 
 
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
@@ -423,7 +428,37 @@ class TwoStageRecognizer:
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
         boxes, box_conf, probabilities = self.readings(image)
-        return read_boxes(boxes, box_conf, probabilities, self.class_names, self.unsure_box)
+        return without_felt_backs(image, read_boxes(boxes, box_conf, probabilities, self.class_names,
+                                                    self.unsure_box))
+
+
+def without_felt_backs(image: np.ndarray, detections: list[TileDetection]) -> list[TileDetection]:
+    """The detections less any read face down whose middle has the table's colour
+    (``FELT_DISTANCE``): the classifiers take plain felt for a plain back."""
+    if not any(d.face_down for d in detections):
+        return detections
+    import cv2
+    scale = min(1.0, 320.0 / max(image.shape[:2]))  # the table's colour needs no detail
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    height, width = lab.shape[:2]
+    outside = np.ones((height, width), bool)
+    for d in detections:
+        x1, y1, x2, y2 = (int(round(v * scale)) for v in d.box)
+        outside[max(0, y1):max(0, y2), max(0, x1):max(0, x2)] = False
+    if outside.sum() < 0.1 * outside.size:
+        return detections  # tiles fill the photo: no table to compare with
+    felt = np.median(lab[outside], axis=0)
+
+    def on_felt(d: TileDetection) -> bool:
+        x1, y1, x2, y2 = (v * scale for v in d.box)
+        w, h = x2 - x1, y2 - y1
+        middle = lab[int(y1 + 0.3 * h):int(np.ceil(y2 - 0.3 * h)), int(x1 + 0.3 * w):int(np.ceil(x2 - 0.3 * w))]
+        if middle.size == 0:
+            return False
+        return float(np.linalg.norm(np.median(middle.reshape(-1, 3), axis=0) - felt)) < FELT_DISTANCE
+
+    return [d for d in detections if not (d.face_down and on_felt(d))]
 
 
 def read_boxes(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray, class_names: Sequence[str],
