@@ -18,8 +18,8 @@ from .row import _Row, _build_row, _extents
 from .rows import _UnionFind, _angle_between, _box_growth, _fit_line, _is_wall, _rows_and_stacked
 from .sets import _all_backs_kong, _is_set, _meld_type
 from .thresholds import (BACK, CLOSE_ALTERNATIVE, DOUBTFUL_FACE, DUPLICATE_CONFIDENCE, DUPLICATE_IOU,
-                         DUPLICATE_OVERLAP, MAX_HAND_TILES, MIN_FULL_HAND, MIN_HAND_TILES, SQUEEZED_MIN_ROW, SQUEEZED_SPACING,
-                         STACKED_ANGLE, STACKED_PITCH)
+                         DUPLICATE_OVERLAP, MAX_HAND_TILES, MIN_FULL_HAND, MIN_HAND_TILES, SQUEEZED_MIN_ROW,
+                         SQUEEZED_SPACING, STACKED_ANGLE, STACKED_PITCH)
 
 
 def is_doubtful(d: TileDetection, min_confidence: float = 0.5,
@@ -337,8 +337,8 @@ def _squeezed_box(order: list[int], detections: Sequence[TileDetection], u: np.n
     """A box squeezed between two neighbours of a row: its centre lies much nearer to both
     than the tiles beyond them lie to theirs (``SQUEEZED_SPACING``; the nearest spacings,
     as perspective and sideways tiles change it along a row, and no more than the row's
-    median, as they may be gaps), so it sits across two tiles
-    that have boxes of their own.  None where there is none."""
+    median, as they may be gaps), so it sits across two tiles that have boxes of their own.
+    None where there is none."""
     if len(order) < SQUEEZED_MIN_ROW:
         return None
     t = np.array([float(np.dot(detections[i].center, u)) for i in order])
