@@ -330,7 +330,7 @@ def test_a_stretched_photo_is_looked_at_again_scaled_back():
     from mahjong_lens.vision.recognizer import TwoStageRecognizer
     looked_at = []
 
-    def look(image: np.ndarray, size: int | None = None):
+    def look(image: np.ndarray, size: int | None = None, conf: float | None = None):
         looked_at.append(image.shape[:2])
         height, width = image.shape[:2]
         # tiles a tenth of the width and as tall as the photo, as in a row stretched to a square
@@ -355,7 +355,7 @@ def test_the_detector_looks_again_at_lying_tiles_turned_a_quarter():
     looked_at = []
     lying = np.array([[100, 20, 140, 50]], np.float32)
 
-    def look(image: np.ndarray, size: int | None = None):
+    def look(image: np.ndarray, size: int | None = None, conf: float | None = None):
         looked_at.append(image.shape[:2])
         if image.shape[:2] == (100, 200):  # as given: one tile, lying, at x 100-140
             return first, np.array([0.9], np.float32)
@@ -390,7 +390,7 @@ def test_small_tiles_are_looked_at_again_closer():
     small = np.array([[100, 100, 120, 126], [130, 100, 150, 126]], np.float32)  # 20 px in 1280: 10 px
     closer = np.array([[100, 100, 120, 126], [130, 100, 150, 126], [160, 100, 180, 126]], np.float32)
 
-    def look(image: np.ndarray, size: int | None = None):
+    def look(image: np.ndarray, size: int | None = None, conf: float | None = None):
         looked_at.append(size)
         if size == CLOSE_LOOK_SIZE:
             return closer, np.full(len(closer), 0.8, np.float32)

@@ -223,9 +223,9 @@ class ShelfFake(TeachableFake):
         self.faint = [box for box in faint]
         self.class_names = sorted(set(self.class_names) | {"1m", "2p", NOT_A_TILE})
 
-    def boxes(self, image):
+    def boxes(self, image, conf=None):
         boxes, confidences = super().boxes(image)
-        if self.conf < 0.35 and self.faint:
+        if conf is not None and conf < self.conf and self.faint:
             boxes = np.concatenate([boxes, np.array(self.faint, np.float32)])
             confidences = np.concatenate([confidences, np.full(len(self.faint), 0.2, np.float32)])
         return boxes, confidences

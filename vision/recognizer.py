@@ -354,23 +354,24 @@ class TwoStageRecognizer:
         # photos are read at the size the detector learnt (imgsz: another, to try one)
         self.imgsz = imgsz or trained_size(self.detector, detector_session)
 
-    def boxes(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def boxes(self, image: np.ndarray, conf: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The detector's tile boxes (N x 4, x1y1x2y2 pixels) and their confidences; on a
         stretched photo (``unstretch_scale``), those of a second look at it scaled back; where
-        its tiles are small (``small_tiles``), those of a closer look at it."""
+        its tiles are small (``small_tiles``), those of a closer look at it.  `conf`: the
+        detector's threshold for this look (its own when None)."""
         import cv2
-        boxes, confidences, scale = self._find_boxes(image)
+        boxes, confidences, scale = self._find_boxes(image, conf=conf)
         if scale is None:
             if self.imgsz < CLOSE_LOOK_SIZE and small_tiles(boxes, image.shape[1], image.shape[0]):
-                boxes, confidences, _ = self._find_boxes(image, CLOSE_LOOK_SIZE)
+                boxes, confidences, _ = self._find_boxes(image, CLOSE_LOOK_SIZE, conf)
             return boxes, confidences
         height, width = image.shape[:2]
         size = (max(1, round(width * scale[0])), max(1, round(height * scale[1])))
-        boxes, confidences, _ = self._find_boxes(cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+        boxes, confidences, _ = self._find_boxes(cv2.resize(image, size, interpolation=cv2.INTER_AREA), conf=conf)
         fx, fy = size[0] / width, size[1] / height  # as rounded to whole pixels
         return boxes / np.array([fx, fy, fx, fy], np.float32), confidences
 
-    def _find_boxes(self, image: np.ndarray, size: int | None = None
+    def _find_boxes(self, image: np.ndarray, size: int | None = None, conf: float | None = None
                     ) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
         """The detector's boxes, their confidences and the scale that undoes a stretch of
         the photo (``unstretch_scale``; None when its tiles have a tile's shape).
@@ -381,22 +382,25 @@ class TwoStageRecognizer:
         it misses a few tiles of such a row that it finds with the row running across.
         `valid/` hands on the table turned a quarter: 41 -> 51 of 73 read exactly, tiles
         0.920 -> 0.948 found (58 with ``without_covering_boxes``); upright photos are read
-        as before.  A stretched photo is looked at turned only once scaled back.  `size`:
-        the detector's input size (its own when None)."""
-        boxes, confidences = without_covering_boxes(*self._look(image, size))
+        as before.  A stretched photo is looked at turned only once scaled back.  `size`,
+        `conf`: the detector's input size and threshold (its own when None)."""
+        boxes, confidences = without_covering_boxes(*self._look(image, size, conf))
         scale = unstretch_scale(boxes)
         if not self.turned_look or scale is not None or not tiles_lie(boxes):
             return boxes, confidences, scale
-        turned, turned_confidences = without_covering_boxes(*self._look(np.ascontiguousarray(np.rot90(image)), size))
+        turned, turned_confidences = without_covering_boxes(*self._look(np.ascontiguousarray(np.rot90(image)), size,
+                                                                        conf))
         height, width = image.shape[:2]
         turned = turned_boxes(turned, height, width, 3).astype(np.float32)  # three more turns: upright
         return (*added_boxes(boxes, confidences, turned, turned_confidences), None)
 
-    def _look(self, image: np.ndarray, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _look(self, image: np.ndarray, size: int | None = None, conf: float | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        conf = self.conf if conf is None else conf
         if isinstance(self.detector, OnnxDetector):
-            return self.detector.predict(image, size or self.imgsz, conf=self.conf, iou=self.iou, max_det=300)
+            return self.detector.predict(image, size or self.imgsz, conf=conf, iou=self.iou, max_det=300)
         with quiet_ultralytics():
-            result = self.detector.predict(image, imgsz=size or self.imgsz, conf=self.conf, iou=self.iou,
+            result = self.detector.predict(image, imgsz=size or self.imgsz, conf=conf, iou=self.iou,
                                            device=self.device, verbose=False, max_det=300)[0]
         return (result.boxes.xyxy.cpu().numpy().astype(np.float32),
                 result.boxes.conf.cpu().numpy().astype(np.float32))

@@ -223,36 +223,23 @@ def background_crops(recognizer: Any, image: np.ndarray, taken: Sequence[Sequenc
     """Crops of what the detector takes for a tile only when it looks harder (confidence
     ``BACKGROUND_CONF`` and up) away from every box and label in ``taken`` (overlapping
     none of them): in a photo taught from, those are things around the table, which other
-    photos of the same table may box more surely (a book shelf behind a fixed camera). The
-    recogniser's threshold is lowered for the look and put back: callers that share one
-    recogniser between threads hold its lock (the web service does)."""
-    from .recognizer import CROP_MARGIN, square_crop
+    photos of the same table may box more surely (a book shelf behind a fixed camera). None
+    from a recogniser without a detector threshold to lower."""
+    from .recognizer import CROP_MARGIN, box_overlaps, square_crop
     if not hasattr(recognizer, "conf"):
         return []
-    usual = recognizer.conf
-    recognizer.conf = BACKGROUND_CONF
-    try:
-        boxes, _ = recognizer.boxes(image)
-    finally:
-        recognizer.conf = usual
-    away = [box for box in boxes if all(_overlap(box, other) <= BACKGROUND_OVERLAP for other in taken)]
-    crops = [square_crop(image, tuple(box), CROP_MARGIN, recognizer.crop_size) for box in away]
+    boxes, _ = recognizer.boxes(image, conf=BACKGROUND_CONF)
+    if len(boxes) and len(taken):
+        inter, area, taken_area = box_overlaps(boxes, taken)
+        # the share of the smaller of each two boxes that lies in both
+        boxes = boxes[(inter / np.minimum(area[:, None], taken_area[None, :])).max(axis=1) <= BACKGROUND_OVERLAP]
+    crops = [square_crop(image, tuple(box), CROP_MARGIN, recognizer.crop_size) for box in boxes]
     if not crops:
         return []
     probabilities = recognizer.classify(crops)
     faces = [j for j, name in enumerate(recognizer.class_names) if name != NOT_A_TILE]
     # a face the classifier is sure of is a tile nobody labelled, not the table's surroundings
     return [crop for crop, p in zip(crops, probabilities) if float(p[faces].max()) < SURE_FACE]
-
-
-def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
-    """The share of the smaller of two boxes that lies in both."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return float(w * h / max(smaller, 1e-6))
 
 
 def teach(store: TileSetStore, recognizer: Any, name: str, image: np.ndarray,
