@@ -1236,6 +1236,29 @@ def test_every_box_off_the_labels_of_a_fully_labelled_set_is_no_tile():
     assert len(boxes_on_no_label(reader)(np.zeros((10, 80, 3), np.uint8), [])) == 4
 
 
+def test_a_fully_labelled_set_can_teach_the_detectors_weaker_boxes_as_no_tile():
+    """--set-conf: the boxes on no label come from a look of their own at a lower threshold
+    (a book spine the detector is 0.2 sure of is an example too), not from the shared look."""
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
+    from mahjong_lens.vision.train import boxes_on_no_label
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    reader.class_names = ["1s", "back", "none"]
+    sure = np.array([[0, 0, 10, 10], [40, 0, 50, 10]], np.float32)
+    weak = np.array([[20, 0, 30, 10]], np.float32)
+    asked: list = []
+
+    def boxes(image, conf=None):
+        asked.append(conf)
+        found = sure if conf is None or conf >= 0.35 else np.concatenate([sure, weak])
+        return found, np.full(len(found), 0.9, np.float32)
+    reader.boxes = boxes
+    reader.readings = lambda image: (*boxes(image), np.full((2, 3), 1 / 3, np.float32))
+    labels = [(40.0, 0.0, 50.0, 10.0)]
+    image = np.zeros((10, 80, 3), np.uint8)
+    assert boxes_on_no_label(reader)(image, labels) == [(0.0, 0.0, 10.0, 10.0)]
+    assert boxes_on_no_label(reader, conf=0.1)(image, labels) == [(0.0, 0.0, 10.0, 10.0), (20.0, 0.0, 30.0, 10.0)]
+    assert asked[-1] == 0.1
+
 def test_a_named_sets_photos_teach_no_tile_from_every_box_off_their_labels(tmp_path: Path):
     import cv2
     from mahjong_lens.vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data

@@ -151,16 +151,20 @@ def faces_down_on_no_label(reader: TwoStageRecognizer,
 
 
 def boxes_on_no_label(reader: TwoStageRecognizer, readings: Readings | None = None,
-                      most_inside: float = 0.1) -> Callable[[np.ndarray, list[Box]], list[Box]]:
+                      most_inside: float = 0.1, conf: float | None = None
+                      ) -> Callable[[np.ndarray, list[Box]], list[Box]]:
     """Every box `reader` finds, whatever it reads there, that lies on no label: at most
     `most_inside` of its area inside any labelled box.  For a set labelled to the last tile in
     view (``--with-set``: riichi-bluemat labels every face-up tile fully in view), what the
     detector finds elsewhere is the world around the table (book spines on a shelf, cards,
-    tiles cut off by the photo's edge), which the classifier must learn to call no tile."""
+    tiles cut off by the photo's edge), which the classifier must learn to call no tile.
+    `conf`: the detector's threshold for this look (``--set-conf``; as teaching looks at a
+    photo for its surroundings at ``tile_sets.BACKGROUND_CONF``), else one look shared with
+    the crops (`readings`)."""
     read = readings or reader.readings
 
     def boxes(image: np.ndarray, labels: list[Box]) -> list[Box]:
-        found = read(image)[0]
+        found = reader.boxes(image, conf)[0] if conf is not None else read(image)[0]
         if not len(found):
             return []
         if labels:
@@ -732,6 +736,10 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                              "riichi-bluemat; its valid/ stays unseen); classifier (with --not-a-tile): "
                              "each crop written --also-weight times, and every box on none of its "
                              "labels learnt as no tile (the set labels every face-up tile in view)")
+    parser.add_argument("--set-conf", type=float, default=None, metavar="CONF",
+                        help="with --with-set and --not-a-tile: look at the set's photos again with the "
+                             "detector's threshold at CONF (e.g. 0.1) for the boxes on no label, so that "
+                             "the classifier learns the weaker boxes of the surroundings as no tile too")
     parser.add_argument("--not-a-tile", action="store_true",
                         help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
                              "recogniser reads as face-down tiles where a real photo has no label (empty "
@@ -778,7 +786,8 @@ def run(args: argparse.Namespace) -> int:
             not_a_tile = faces_down_on_no_label(reader, readings) if args.not_a_tile else None
             set_photos = [photo for photo in real_images(data_dir, "train", args.with_set)
                           if any(f"/real/{name}/" in str(photo) for name in args.with_set)]
-            off_labels = boxes_on_no_label(reader, readings) if args.not_a_tile and reader else None
+            off_labels = boxes_on_no_label(reader, readings, conf=args.set_conf) \
+                if args.not_a_tile and reader else None
             folder = prepare_classifier_data(data_dir, work, seed=args.seed, synth_count=args.synth,
                                              screen_count=args.screens, size=args.imgsz or CLASSIFIER_SIZE,
                                              detector=detector, real_copies=args.real_copies,
