@@ -16,6 +16,7 @@ from the slips, so a corrected slip changes everything after it.
 """
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ MAX_ROUNDS = 20
 MAX_PLAYERS = 400
 # tries of a round's tables from a fresh shuffle, each improved by swapping players
 SHUFFLES_PER_ROUND = 40
+# swaps tried over the whole schedule while pairs still meet twice (``_spread``)
+SPREAD_STEPS = 100_000
 
 
 class TournamentError(ValueError):
@@ -132,17 +135,18 @@ def check_players(players: Iterable[str]) -> tuple[str, ...]:
 def make_schedule(players: Sequence[str], rounds: int, seed: int | None = None) -> Schedule:
     """A random rotation schedule that spreads opponents: round by round, tables drawn at
     random and improved by swapping players between tables while that lowers the repeated
-    meetings (a pair that met m times before costs m squared), then each table's starting
-    winds chosen so that every player starts with each wind as evenly as can be.  The same
-    players, rounds and seed give the same schedule."""
+    meetings (a pair that met m times before costs m squared); then the whole schedule
+    improved by swaps in any round while pairs still meet twice (``_spread``: the greedy draw
+    alone repeated pairs where none need be, e.g. 16 players over 4 rounds); then each
+    table's starting winds chosen so that every player starts with each wind as evenly as can
+    be.  The same players, rounds and seed give the same schedule."""
     names = check_players(players)
     if not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
         raise TournamentError(f"the number of rounds must be 1-{MAX_ROUNDS} (got {rounds!r})")
     rng = random.Random(seed)
     count = len(names)
     met = [[0] * count for _ in range(count)]
-    started = [[0] * 4 for _ in range(count)]
-    schedule = []
+    drawn: list[list[list[int]]] = []
     for _ in range(rounds):
         best, best_cost = None, None
         for _ in range(SHUFFLES_PER_ROUND):
@@ -154,15 +158,21 @@ def make_schedule(players: Sequence[str], rounds: int, seed: int | None = None) 
                 best, best_cost = tables, cost
             if best_cost == 0:
                 break
-        seated = []
         for table in best:
+            for a, b in combinations(table, 2):
+                met[a][b] += 1
+                met[b][a] += 1
+        drawn.append(best)
+    _spread(drawn, met, rng)
+    started = [[0] * 4 for _ in range(count)]
+    schedule = []
+    for tables in drawn:
+        seated = []
+        for table in tables:
             winds = min(permutations(table), key=lambda order: (
                 sum(started[p][w] ** 2 for w, p in enumerate(order)), rng.random()))
             for w, p in enumerate(winds):
                 started[p][w] += 1
-            for a, b in combinations(table, 2):
-                met[a][b] += 1
-                met[b][a] += 1
             seated.append(tuple(names[p] for p in winds))
         schedule.append(tuple(seated))
     return Schedule(names, tuple(schedule), seed)
@@ -188,6 +198,96 @@ def _improve(tables: list[list[int]], met: list[list[int]]) -> int:
                     else:
                         a[i], b[j] = b[j], a[i]
     return sum(_table_cost(table, met) for table in tables)
+
+
+def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Random,
+            steps: int | None = None) -> int:
+    """Lower the schedule's repeated meetings (a pair that meets m times costs (m - 1)
+    squared: 0 when no pair meets twice), all rounds at once, as the social golfer problem is usually
+    searched: take a pair that meets twice and a round where they share a table, swap one
+    of them with a player of another table of that round; a swap that costs no more is
+    taken, a worse one now and then (simulated annealing), and the best schedule seen is
+    kept.  `met` (pair -> meetings) is kept up to date.  Returns the cost left (0: no pair meets twice)."""
+    if len(rounds[0]) < 2:
+        return 0
+    steps = SPREAD_STEPS if steps is None else steps
+    count = len(met)
+    where = [[0] * count for _ in rounds]  # round -> player -> table
+    for r, tables in enumerate(rounds):
+        for t, table in enumerate(tables):
+            for p in table:
+                where[r][p] = t
+    clashes = {(a, b) for a in range(count) for b in range(a + 1, count) if met[a][b] > 1}
+    cost = sum((met[a][b] - 1) ** 2 for a, b in clashes)
+    best_cost, best = cost, [[list(table) for table in tables] for tables in rounds]
+
+    def meet(x: int, y: int, change: int) -> None:
+        met[x][y] += change
+        met[y][x] += change
+        pair = (x, y) if x < y else (y, x)
+        if met[x][y] > 1:
+            clashes.add(pair)
+        else:
+            clashes.discard(pair)
+
+    for step in range(steps):
+        if cost == 0:
+            break
+        a, c = rng.choice(sorted(clashes)) if step % 64 == 0 or not clashes else _any(clashes, rng)
+        shared = [r for r in range(len(rounds)) if where[r][a] == where[r][c]]
+        r = rng.choice(shared)
+        tables = rounds[r]
+        if rng.random() < 0.5:
+            a, c = c, a
+        t = where[r][a]
+        u = rng.choice([k for k in range(len(tables)) if k != t])
+        first, second = tables[t], tables[u]
+        i, j = first.index(a), rng.randrange(4)
+        b = second[j]
+        delta = sum(_joined(met[b][x]) - _joined(met[a][x] - 1) for x in first if x != a) + \
+            sum(_joined(met[a][x]) - _joined(met[b][x] - 1) for x in second if x != b)
+        temperature = 0.6 * (1 - step / steps) + 0.05
+        if delta > 0 and rng.random() >= math.exp(-delta / temperature):
+            continue
+        for x in first:
+            if x != a:
+                meet(a, x, -1)
+                meet(b, x, +1)
+        for x in second:
+            if x != b:
+                meet(b, x, -1)
+                meet(a, x, +1)
+        first[i], second[j] = b, a
+        where[r][a], where[r][b] = u, t
+        cost += delta
+        if cost < best_cost:
+            best_cost, best = cost, [[list(table) for table in tables] for tables in rounds]
+    if best_cost < cost:  # back to the best seen, and its meetings
+        rounds[:] = best
+        for row in met:
+            row[:] = [0] * count
+        for tables in rounds:
+            for table in tables:
+                for x, y in combinations(table, 2):
+                    met[x][y] += 1
+                    met[y][x] += 1
+    return best_cost
+
+
+def _joined(meetings: int) -> int:
+    """What a pair that met `meetings` times adds to the cost by meeting once more: a pair
+    that meets m times costs (m - 1) squared, so a third meeting weighs three second ones."""
+    return 2 * meetings - 1 if meetings >= 1 else 0
+
+
+def _any(pairs: set[tuple[int, int]], rng: random.Random) -> tuple[int, int]:
+    """A pair of `pairs`, cheaply: a set's iteration order is fixed by its contents, so the
+    same seed still gives the same schedule; a random skip of the first few spreads the choice."""
+    skip = rng.randrange(min(len(pairs), 8))
+    for k, pair in enumerate(pairs):
+        if k == skip:
+            return pair
+    raise AssertionError("unreachable")
 
 
 # ---------------------------------------------------------------------------- score slips

@@ -29,6 +29,30 @@ def test_opponents_are_spread_where_the_numbers_allow():
     assert len(repeats) == 4 and all(times == 2 for *_, times in repeats)
 
 
+@pytest.mark.parametrize("players, rounds", [(16, 4), (16, 5), (20, 5), (32, 7)])
+def test_nobody_meets_twice_where_a_schedule_without_repeats_exists(players, rounds):
+    # 16 players over 5 rounds is the affine plane of order 4: each pair meets exactly once;
+    # drawing round by round alone met 4 pairs twice over 4 rounds and 8 over 5
+    for seed in (0, 1):
+        schedule = make_schedule([f"P{k}" for k in range(players)], rounds, seed=seed)
+        assert schedule.repeats() == []
+        for tables in schedule.rounds:
+            assert sorted(p for table in tables for p in table) == sorted(schedule.players)
+    if (players, rounds) == (16, 5):
+        assert len(schedule.meetings()) == 16 * 15 // 2  # everyone met everyone, once
+
+
+def test_where_repeats_cannot_be_avoided_the_schedule_keeps_them_few():
+    # 12 players: a table of round 2 draws 4 players from round 1's 3 tables, so two of them
+    # met before (3 pairs a round at the least); 28 players over 7 rounds: the round-by-round
+    # draw alone met 4-7 pairs twice (seeds 0-4)
+    twelve = make_schedule([f"P{k}" for k in range(12)], 3, seed=0)
+    assert 6 <= len(twelve.repeats()) <= 9 and all(times == 2 for *_, times in twelve.repeats())
+    for seed in (0, 1, 2):
+        repeats = make_schedule([f"P{k}" for k in range(28)], 7, seed=seed).repeats()
+        assert len(repeats) <= 5 and all(times == 2 for *_, times in repeats)
+
+
 def test_starting_winds_are_spread():
     schedule = make_schedule([f"P{k}" for k in range(16)], 4, seed=2)
     most = [Counter(wind for *_, wind in schedule.for_player(p)).most_common(1)[0][1] for p in schedule.players]
