@@ -202,12 +202,12 @@ def _improve(tables: list[list[int]], met: list[list[int]]) -> int:
 
 def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Random,
             steps: int | None = None) -> int:
-    """Lower the schedule's repeated meetings (a pair that meets m times costs (m - 1)
-    squared: 0 when no pair meets twice), all rounds at once, as the social golfer problem is usually
-    searched: take a pair that meets twice and a round where they share a table, swap one
-    of them with a player of another table of that round; a swap that costs no more is
+    """Lower the schedule's repeated meetings, all rounds at once (a pair that meets m times
+    costs (m - 1) squared: 0 when no pair meets twice), as the social golfer problem is
+    usually searched: take a pair that meets twice and a round where they share a table, swap
+    one of them with a player of another table of that round; a swap that costs no more is
     taken, a worse one now and then (simulated annealing), and the best schedule seen is
-    kept.  `met` (pair -> meetings) is kept up to date.  Returns the cost left (0: no pair meets twice)."""
+    kept.  `met` (pair -> meetings) is kept up to date.  Returns the cost left."""
     if len(rounds[0]) < 2:
         return 0
     steps = SPREAD_STEPS if steps is None else steps
@@ -219,7 +219,7 @@ def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Ran
                 where[r][p] = t
     clashes = {(a, b) for a in range(count) for b in range(a + 1, count) if met[a][b] > 1}
     cost = sum((met[a][b] - 1) ** 2 for a, b in clashes)
-    best_cost, best = cost, [[list(table) for table in tables] for tables in rounds]
+    best_cost, best = cost, [[list(table) for table in seated] for seated in rounds]
 
     def meet(x: int, y: int, change: int) -> None:
         met[x][y] += change
@@ -261,7 +261,7 @@ def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Ran
         where[r][a], where[r][b] = u, t
         cost += delta
         if cost < best_cost:
-            best_cost, best = cost, [[list(table) for table in tables] for tables in rounds]
+            best_cost, best = cost, [[list(table) for table in seated] for seated in rounds]
     if best_cost < cost:  # back to the best seen, and its meetings
         rounds[:] = best
         for row in met:
