@@ -163,8 +163,10 @@ def test_the_api_teaches_a_set_from_a_corrected_photo_and_reads_with_it(tmp_path
 # --------------------------------------------------------------------------- the command line, the shipped model
 
 def test_teach_then_scan_and_eval_with_the_set_on_real_photos(tmp_path, capsys):
-    """`mahjong-lens teach` from two labelled photos of the blue-mat set, then `eval` of two
-    later photos with it: the boxes on the shelf behind the table are no longer read as tiles."""
+    """`mahjong-lens teach` from two labelled photos of the blue-mat set, then `eval` of the
+    later photos with it: fewer boxes off the tiles are read as tiles.  (Since step 17 the
+    classifiers learnt this room themselves: 20 false readings over the 33 untaught, 19 taught;
+    on the first 12 photos, 19 either way.)"""
     from mahjong_lens.cli import main
     from mahjong_lens.datasets.art import default_data_dir
     folder = default_data_dir() / "real" / "riichi-bluemat"
@@ -177,7 +179,7 @@ def test_teach_then_scan_and_eval_with_the_set_on_real_photos(tmp_path, capsys):
     assert taught.count("taught to 'blue mat'") == 2
     assert main(["teach", "--list", "--database", database]) == 0
     assert capsys.readouterr().out.startswith("blue mat: ")
-    assert main(["eval", "--data", str(folder / "valid"), "--limit", "3", "--tile-set", "blue mat",
+    assert main(["eval", "--data", str(folder / "valid"), "--tile-set", "blue mat",
                  "--database", database, "--out", str(tmp_path / "eval")]) == 0
     report = capsys.readouterr().out
     shipped, with_set = report.split("taught blue mat")
