@@ -233,7 +233,7 @@ def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Ran
     for step in range(steps):
         if cost == 0:
             break
-        a, c = rng.choice(sorted(clashes)) if step % 64 == 0 or not clashes else _any(clashes, rng)
+        a, c = rng.choice(list(clashes))  # a set of int pairs iterates the same on every run
         shared = [r for r in range(len(rounds)) if where[r][a] == where[r][c]]
         r = rng.choice(shared)
         tables = rounds[r]
@@ -278,16 +278,6 @@ def _joined(meetings: int) -> int:
     """What a pair that met `meetings` times adds to the cost by meeting once more: a pair
     that meets m times costs (m - 1) squared, so a third meeting weighs three second ones."""
     return 2 * meetings - 1 if meetings >= 1 else 0
-
-
-def _any(pairs: set[tuple[int, int]], rng: random.Random) -> tuple[int, int]:
-    """A pair of `pairs`, cheaply: a set's iteration order is fixed by its contents, so the
-    same seed still gives the same schedule; a random skip of the first few spreads the choice."""
-    skip = rng.randrange(min(len(pairs), 8))
-    for k, pair in enumerate(pairs):
-        if k == skip:
-            return pair
-    raise AssertionError("unreachable")
 
 
 # ---------------------------------------------------------------------------- score slips
