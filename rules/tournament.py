@@ -163,7 +163,7 @@ def make_schedule(players: Sequence[str], rounds: int, seed: int | None = None) 
                 met[a][b] += 1
                 met[b][a] += 1
         drawn.append(best)
-    _spread(drawn, met, rng)
+    _spread(drawn, rng)
     started = [[0] * 4 for _ in range(count)]
     schedule = []
     for tables in drawn:
@@ -200,18 +200,23 @@ def _improve(tables: list[list[int]], met: list[list[int]]) -> int:
     return sum(_table_cost(table, met) for table in tables)
 
 
-def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Random,
-            steps: int | None = None) -> int:
+def _spread(rounds: list[list[list[int]]], rng: random.Random, steps: int | None = None) -> int:
     """Lower the schedule's repeated meetings, all rounds at once (a pair that meets m times
     costs (m - 1) squared: 0 when no pair meets twice), as the social golfer problem is
     usually searched: take a pair that meets twice and a round where they share a table, swap
     one of them with a player of another table of that round; a swap that costs no more is
     taken, a worse one now and then (simulated annealing), and the best schedule seen is
-    kept.  `met` (pair -> meetings) is kept up to date.  Returns the cost left."""
+    kept (`rounds` is changed in place).  Returns the cost left."""
     if len(rounds[0]) < 2:
         return 0
     steps = SPREAD_STEPS if steps is None else steps
-    count = len(met)
+    count = sum(len(table) for table in rounds[0])
+    met = [[0] * count for _ in range(count)]  # pair -> meetings, kept up to date by the swaps
+    for tables in rounds:
+        for table in tables:
+            for x, y in combinations(table, 2):
+                met[x][y] += 1
+                met[y][x] += 1
     where = [[0] * count for _ in rounds]  # round -> player -> table
     for r, tables in enumerate(rounds):
         for t, table in enumerate(tables):
@@ -262,15 +267,8 @@ def _spread(rounds: list[list[list[int]]], met: list[list[int]], rng: random.Ran
         cost += delta
         if cost < best_cost:
             best_cost, best = cost, [[list(table) for table in seated] for seated in rounds]
-    if best_cost < cost:  # back to the best seen, and its meetings
+    if best_cost < cost:  # back to the best seen
         rounds[:] = best
-        for row in met:
-            row[:] = [0] * count
-        for tables in rounds:
-            for table in tables:
-                for x, y in combinations(table, 2):
-                    met[x][y] += 1
-                    met[y][x] += 1
     return best_cost
 
 
