@@ -249,6 +249,26 @@ def test_melds_in_a_second_row_belong_to_the_hand():
     assert sorted((m.type, "".join(m.tiles)) for m in hand.melds) == [("chow", "1p2p3p"), ("pung", "7z7z7z")]
 
 
+def test_melds_and_flowers_beyond_the_concealed_row_stay_with_it_past_a_row_of_discards():
+    """A concealed row of 8 (the winning tile apart); beyond it two chows and three flowers
+    (9 tiles: the longer row, counting flowers); beyond those, nearer the melds than the hand
+    is, a row of 7 discards. The hand is the concealed row with its melds: flowers do not make
+    a row the hand's main one, and the melds go to the hand, not to the nearer discards (the
+    old grouping read the discards as the concealed tiles)."""
+    concealed, _ = row("1p 2z 5m 5m 6s 8m 8m 1p".split(), y=0, apart_before=(7,))
+    melds, x = row("3p 4p 5p".split(), y=-75, sideways=(0,))
+    more, x = row("6s 7s 8s".split(), x=x + 20, y=-75, sideways=(0,))
+    flowers, _ = row("1f 2f 3f".split(), x=x + 20, y=-75)
+    discards, _ = row("9m 1s 4z 2p 9p 3m 7z".split(), y=-135)
+    for angle in (0, 30, 90):
+        layout = find_layout(place(concealed + melds + more + flowers + discards, angle))
+        assert len(layout.hands) == 1, angle
+        hand = layout.hands[0]
+        assert sorted(hand.concealed) == sorted("1p 2z 5m 5m 6s 8m 8m 1p".split()) and hand.win_tile == "1p", angle
+        assert sorted("".join(m.tiles) for m in hand.melds) == ["3p4p5p", "6s7s8s"], angle
+        assert not {"9m", "1s", "4z", "7z"} & set(hand.concealed), angle
+
+
 def test_melds_laid_without_a_gap_are_split_by_their_tiles():
     items, x = row("1m 1m 2p 3p 4p 6s 7s 8s".split())
     melds, _ = row(["9m", "9m", "9m", "2z", "2z", "2z"], x=x + 20, sideways=(1, 4))

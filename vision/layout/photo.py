@@ -135,8 +135,8 @@ def _sort_rows(rows: list[list[int]], detections: Sequence[TileDetection], build
 
 def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[TileDetection]
                  ) -> tuple[list[list[list[int]]], list[list[int]]]:
-    """Hands: the longest rows, each with the shorter rows of melds laid beside or in front
-    of it; and the rows left over."""
+    """Hands: the longest rows (flowers aside), each with the shorter rows of melds laid beside
+    or in front of it; and the rows left over."""
     groups: list[list[list[int]]] = []
     distance: dict[int, float] = {}
     leftovers: list[list[int]] = []
@@ -145,7 +145,8 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
     pairs = _stacked_pairs(candidates, built, detections)
     paired = {id(r) for pair in pairs for r in pair}
     units = [list(pair) for pair in pairs] + [[r] for r in candidates if id(r) not in paired]
-    for unit in sorted(units, key=lambda u: sum(len(r) for r in u), reverse=True):
+    # the longest first, flowers aside: they are set apart beside the melds, not a hand's tiles
+    for unit in sorted(units, key=lambda u: sum(detections[i].tile[1:] != "f" for r in u for i in r), reverse=True):
         if len(unit) == 2:
             groups.append(unit)
             distance[id(unit[1])] = 0.0
@@ -433,8 +434,9 @@ def _melds_beside(block: list[_Row], others: list[_Row], detections: Sequence[Ti
 def _companion(row: _Row, groups: list[list[list[int]]], built: dict,
                detections: Sequence[TileDetection]) -> tuple[int, float] | None:
     """The hand a row of melds may belong to (parallel and close), and how far it lies
-    from that hand's main row, in tile sizes."""
-    best = None
+    from that hand's main row, in tile sizes.  A hand with tiles enough to be one goes before a
+    nearer short row (a row of discards between the hand and its melds)."""
+    best, best_key = None, None
     for k, group in enumerate(groups):
         main = built[id(group[0])]
         # a short row's direction is rough (a called tile shifts its line)
@@ -450,8 +452,9 @@ def _companion(row: _Row, groups: list[list[list[int]]], built: dict,
         outside = max(min(along) - max(ends), min(ends) - max(along), 0.0)
         if offset < 3.0 * size and outside < 3.5 * size:
             far = (offset + outside) / size
-            if best is None or far < best[1]:
-                best = (k, far)
+            short = sum(detections[i].tile[1:] != "f" for r in group for i in r) < MIN_FULL_HAND
+            if best_key is None or (short, far) < best_key:
+                best, best_key = (k, far), (short, far)
     return best
 
 
