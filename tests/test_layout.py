@@ -536,12 +536,6 @@ def truth(scene) -> list[TileDetection]:
     return [TileDetection(b.tile, tuple(float(v) for v in b.box), 1.0) for b in scene.boxes]
 
 
-
-
-
-
-
-
 def scenes(want, kind: str = "hand", limit: int = 400, count: int = 1, size: int = 640):
     """The first ``count`` scenes (index, scene) whose metadata satisfy ``want``."""
     found = []

@@ -1316,3 +1316,24 @@ def test_a_back_read_on_bare_felt_is_dropped_and_a_real_back_is_kept():
     assert felt_back not in kept and [d.tile for d in kept] == ["back", "1m", "2s"]
     # a photo the tiles fill leaves no table to compare with: nothing is dropped
     assert without_felt_backs(image[50:130, 50:110].copy(), [TileDetection("back", (0.0, 0.0, 60.0, 80.0), 0.9)])
+
+
+def test_an_efficientnet_lite0_export_reads_crops_as_a_yolo_classifier_does(tmp_path: Path):
+    """`vision.lite_classifier`'s export stands in for a YOLO classifier's ONNX file: the
+    recogniser's CropClassifier finds its classes and crop size in the metadata, gets one
+    probability row per crop that sums to 1, and the pooled features a taught set compares."""
+    pytest.importorskip("efficientnet_lite_pytorch")
+    pytest.importorskip("onnxruntime")
+    from mahjong_lens.vision.lite_classifier import export, tile_net
+    from mahjong_lens.vision.recognizer import CropClassifier
+    from mahjong_lens.vision.tile_sets import NOT_A_TILE
+    classes = sorted(["1m", "2m", "5z", NOT_A_TILE])
+    onnx_file = export(None, tmp_path / "tile_classifier.onnx", model=tile_net(len(classes), pretrained=False),
+                       classes=classes)
+    classifier = CropClassifier(onnx_file.with_suffix(".pt"), "cpu")  # no .pt beside: the export is the model
+    assert classifier.class_names == classes and classifier.crop_size == 96
+    crops = np.random.default_rng(0).integers(0, 255, (3, 96, 96, 3), dtype=np.uint8)
+    probabilities = classifier.probabilities(crops)
+    assert probabilities.shape == (3, len(classes))
+    assert np.allclose(probabilities.sum(1), 1, atol=1e-4) and probabilities.min() >= 0
+    assert classifier.gives_features and classifier.features(crops).shape == (3, 1280)
