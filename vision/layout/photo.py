@@ -485,7 +485,8 @@ def _place_strays(strays: list[int], hands: list[HandLayout], detections: Sequen
                 if across < 2.5 * size and abs(along) < extent + 0.5 * size or \
                         across < 1.0 * size and abs(along) < extent + 3.0 * size:
                     # a lone tile by the hand is one of its tiles; it is the winning tile when
-                    # it completes the hand and no other tile was set apart
+                    # it brings the hand to a winning count and no other tile was set apart (a
+                    # misread tile may keep the hand from completing: the re-reading mends that)
                     hand.concealed.append(d.tile)
                     hand.concealed_indices.append(i)
                     hand.indices.append(i)
