@@ -146,7 +146,7 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
     paired = {id(r) for pair in pairs for r in pair}
     units = [list(pair) for pair in pairs] + [[r] for r in candidates if id(r) not in paired]
     # the longest first, flowers aside: they are set apart beside the melds, not a hand's tiles
-    for unit in sorted(units, key=lambda u: sum(detections[i].tile[1:] != "f" for r in u for i in r), reverse=True):
+    for unit in sorted(units, key=lambda u: _hand_tiles(u, detections), reverse=True):
         if len(unit) == 2:
             groups.append(unit)
             distance[id(unit[1])] = 0.0
@@ -165,7 +165,7 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
     for group in groups:
         while len(group) > 1:
             loose = [r for r in group if _loose_tiles(built[id(r)], detections)]
-            tiles = sum(detections[i].tile[1:] != "f" for r in group for i in r)
+            tiles = _hand_tiles(group, detections)
             # one row of loose tiles, or two laid one behind the other (a hand in two rows)
             if tiles <= MAX_HAND_TILES and (len(loose) <= 1 or len(loose) == 2 and
                                             _stacked(built[id(loose[0])], built[id(loose[1])], detections)):
@@ -181,12 +181,17 @@ def _group_hands(candidates: list[list[int]], built: dict, detections: Sequence[
     return groups, leftovers
 
 
+def _hand_tiles(rows: list[list[int]], detections: Sequence[TileDetection]) -> int:
+    """The tiles of rows that count towards a hand: flowers and seasons aside."""
+    return sum(detections[i].tile[1:] != "f" for r in rows for i in r)
+
+
 def _stacked_pairs(candidates: list[list[int]], built: dict, detections: Sequence[TileDetection]
                    ) -> list[tuple[list[int], list[int]]]:
     """Rows of loose tiles laid one behind the other that together hold a hand's tiles (13 to
     MAX_HAND_TILES), each row in one pair at most, the closest pairs first."""
     def tiles(r: list[int]) -> int:  # a concealed kong's backs are tiles of the hand too
-        return sum(detections[i].tile[1:] != "f" for i in r)
+        return _hand_tiles([r], detections)
 
     def faces(r: list[int]) -> int:
         return sum(detections[i].tile[1:] != "f" and not detections[i].face_down for i in r)
@@ -452,7 +457,7 @@ def _companion(row: _Row, groups: list[list[list[int]]], built: dict,
         outside = max(min(along) - max(ends), min(ends) - max(along), 0.0)
         if offset < 3.0 * size and outside < 3.5 * size:
             far = (offset + outside) / size
-            short = sum(detections[i].tile[1:] != "f" for r in group for i in r) < MIN_FULL_HAND
+            short = _hand_tiles(group, detections) < MIN_FULL_HAND
             if best_key is None or (short, far) < best_key:
                 best, best_key = (k, far), (short, far)
     return best
