@@ -1010,3 +1010,18 @@ def test_a_second_box_on_a_tile_of_a_row_is_dropped():
     onto_seven = (across[0] + 8, across[1], across[2] + 8, across[3])
     layout = find_layout(detections + [TileDetection("7s", onto_seven, 0.9)])
     assert len(layout.hands[0].concealed) == 15
+
+
+@pytest.mark.parametrize("angle", (0, 30, 90))
+def test_a_called_tile_lying_off_the_line_keeps_its_meld_in_the_row(angle):
+    """A pung set apart whose called tile lies sideways with its long edge to the front, its
+    centre a little off the row's line and nearer the tile after it than the one before: the
+    two make a piece whose own direction is some 14 degrees off the row's, yet both lie on the
+    row's line. The piece joins the row and the pung is one meld (the old joining judged the
+    pair by its direction and left it out of the hand)."""
+    items, x = row("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z".split())
+    meld = [("2z", x + 15.0, 0.0, False), ("2z", x + 15.0 + TILE_W + 6.0, 9.0, True),
+            ("2z", x + 15.0 + TILE_W + TILE_H + 6.0, 0.0, False)]
+    hand = find_layout(place(items + meld, angle)).hands[0]
+    assert sorted(hand.concealed) == sorted("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z".split())
+    assert [(m.type, "".join(m.tiles)) for m in hand.melds] == [("pung", "2z2z2z")]

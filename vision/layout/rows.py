@@ -9,7 +9,7 @@ import numpy as np
 from mahjong_lens.rules.tiles import plain
 
 from ..detections import TileDetection
-from .thresholds import JOIN_DISTANCE, LINE_TOLERANCE, LINK_DISTANCE, TILE_ASPECT
+from .thresholds import JOIN_DISTANCE, LINE_TOLERANCE, LINK_DISTANCE, PAIR_ANGLE, PIECE_ANGLE, TILE_ASPECT
 
 
 def _box_growth(angle: float, aspect: float = TILE_ASPECT) -> float:
@@ -231,10 +231,14 @@ def _join_gap(a: list[int], b: list[int], geo: _Geometry,
     points = geo.centres[union]
     size = float(np.median(geo.size[union]))
     centre, u = _fit_line(points)
+    # each piece must run along the line; a pair's direction is rough (two centres a tile
+    # apart swing by degrees with a few pixels: a called tile lying sideways sits off the
+    # line), but a pair across the line is a tile laid on another (an added kong)
     for piece in (a, b):
         if len(piece) >= 2:
             _, piece_u = _fit_line(geo.centres[piece])
-            if _angle_between(math.atan2(piece_u[1], piece_u[0]), math.atan2(u[1], u[0])) > math.radians(12):
+            limit = PIECE_ANGLE if len(piece) >= 3 else PAIR_ANGLE
+            if _angle_between(math.atan2(piece_u[1], piece_u[0]), math.atan2(u[1], u[0])) > math.radians(limit):
                 return None
     normal = np.array([-u[1], u[0]])
     if np.abs((points - centre) @ normal).max() > LINE_TOLERANCE * size:

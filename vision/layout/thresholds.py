@@ -56,6 +56,11 @@ LINK_DISTANCE = 1.9
 JOIN_DISTANCE = 4.0
 #: How far (in tile sizes) a tile may lie off its row's line.
 LINE_TOLERANCE = 0.45
+#: Degrees a piece of a row may turn from the line it is joined on: three tiles or more, and a
+#: pair (whose direction two centres give: a called tile lying sideways turns it by 12-15; a
+#: pair across the line, about 90, is a tile laid on another, an added kong's fourth).
+PIECE_ANGLE = 12.0
+PAIR_ANGLE = 45.0
 #: The most tiles one hand can hold (14 plus one per kong).
 MAX_HAND_TILES = 18
 #: A reading is doubtful when its runner-up scores at least this share of its confidence.
