@@ -80,7 +80,7 @@ def _dataset(items: list[tuple[str, int]], augment: bool, size: int = SIZE):
 
 
 def train(data: Path, work: Path, minutes: float, steps: int, lr: float = 1e-3, batch: int = 64,
-          threads: int = 2) -> Path:
+          threads: int = 2, workers: int = 1) -> Path:
     """Fine-tune from the ImageNet weights (or go on from WORK/last.pt) for at most `minutes`
     or until step `steps` (the cosine schedule's length); returns the checkpoint.  Prints
     progress every 50 steps, saves every 300, and development top-1 at the end."""
@@ -91,11 +91,12 @@ def train(data: Path, work: Path, minutes: float, steps: int, lr: float = 1e-3, 
     classes = sorted(d.name for d in (data / "train").iterdir() if d.is_dir())
     training, development = _crops(data / "train", classes), _crops(data / "val", classes)
     print(f"{len(classes)} classes, {len(training)} training and {len(development)} development crops", flush=True)
-    model = tile_net(len(classes))
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # a lent GPU, where there is one
+    model = tile_net(len(classes)).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     step, checkpoint = 0, work / "last.pt"
     if checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False)
+        state = torch.load(checkpoint, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         step = state["step"]
@@ -105,7 +106,7 @@ def train(data: Path, work: Path, minutes: float, steps: int, lr: float = 1e-3, 
         torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(), "step": step,
                     "classes": classes, "arch": ARCH}, checkpoint)
     loader = torch.utils.data.DataLoader(_dataset(training, True), batch_size=batch, shuffle=True,
-                                         num_workers=1, drop_last=True, persistent_workers=True)
+                                         num_workers=workers, drop_last=True, persistent_workers=workers > 0)
     start, losses = time.time(), []
     model.train()
     while step < steps and (time.time() - start) / 60 < minutes:
@@ -113,6 +114,7 @@ def train(data: Path, work: Path, minutes: float, steps: int, lr: float = 1e-3, 
             rate = lr * min(1.0, (step + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(step, steps) / steps))
             for group in optimiser.param_groups:
                 group["lr"] = max(rate, lr * 0.02)
+            images, labels = images.to(device), labels.to(device)
             loss = F.cross_entropy(model(images), labels, label_smoothing=0.1)
             optimiser.zero_grad()
             loss.backward()
@@ -131,7 +133,7 @@ def train(data: Path, work: Path, minutes: float, steps: int, lr: float = 1e-3, 
     right = 0
     with torch.inference_mode():
         for images, labels in torch.utils.data.DataLoader(_dataset(development, False), batch_size=128):
-            right += int((model(images).argmax(1) == labels).sum())
+            right += int((model(images.to(device)).argmax(1).cpu() == labels).sum())
     print(f"development top-1 {right / max(len(development), 1):.4f} at step {step}", flush=True)
     return checkpoint
 
@@ -144,7 +146,7 @@ def export(checkpoint: Path, out: Path, model=None, classes: Sequence[str] | Non
     from .onnx_models import ONNX_SOURCE_KEY, file_sha256
     from .recognizer import with_features_output
     if model is None:
-        state = torch.load(checkpoint, weights_only=False)
+        state = torch.load(checkpoint, weights_only=False, map_location="cpu")
         classes = state["classes"]
         model = tile_net(len(classes), pretrained=False)
         model.load_state_dict(state["model"])
@@ -185,13 +187,15 @@ def main(argv: list[str] | None = None) -> int:
     fit.add_argument("--lr", type=float, default=1e-3)
     fit.add_argument("--batch", type=int, default=64)
     fit.add_argument("--threads", type=int, default=2)
+    fit.add_argument("--workers", type=int, default=1, help="processes that load crops (more on a GPU machine)")
     out = commands.add_parser("export", help="write the ONNX file the recogniser reads")
     out.add_argument("checkpoint")
     out.add_argument("out")
     args = parser.parse_args(argv)
     try:
         if args.command == "train":
-            train(Path(args.data), Path(args.work), args.minutes, args.steps, args.lr, args.batch, args.threads)
+            train(Path(args.data), Path(args.work), args.minutes, args.steps, args.lr, args.batch, args.threads,
+                  args.workers)
         else:
             print(f"wrote {export(Path(args.checkpoint), Path(args.out))}")
     except ImportError as error:
