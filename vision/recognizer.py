@@ -23,7 +23,7 @@ from mahjong_lens.datasets.classes import CLASS_NAMES, NOT_A_TILE
 from mahjong_lens import TRAIN_EXTRA
 from mahjong_lens.vision.detections import TileDetection, turned_boxes
 from mahjong_lens.vision.onnx_models import (FEATURES_OUTPUT, ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
-                                file_sha256, onnx_session, to_tensor)
+                                file_sha256, onnx_session, set_metadata, to_tensor)
 
 
 def _models_dir() -> Path:
@@ -542,9 +542,7 @@ def export_onnx(folder: Path | None = None) -> list[Path]:
         graph = onnx.load(str(exported))
         if task == "classify":
             with_features_output(graph)  # what a taught tile set compares crops by
-        stamp = {p.key: p for p in graph.metadata_props}
-        entry = stamp.get(ONNX_SOURCE_KEY) or graph.metadata_props.add()
-        entry.key, entry.value = ONNX_SOURCE_KEY, file_sha256(weights)
+        set_metadata(graph, {ONNX_SOURCE_KEY: file_sha256(weights)})
         onnx.save(graph, str(exported))
         written.append(exported)
     return written

@@ -190,9 +190,6 @@ def _stacked_pairs(candidates: list[list[int]], built: dict, detections: Sequenc
                    ) -> list[tuple[list[int], list[int]]]:
     """Rows of loose tiles laid one behind the other that together hold a hand's tiles (13 to
     MAX_HAND_TILES), each row in one pair at most, the closest pairs first."""
-    def tiles(r: list[int]) -> int:  # a concealed kong's backs are tiles of the hand too
-        return _hand_tiles([r], detections)
-
     def faces(r: list[int]) -> int:
         return sum(detections[i].tile[1:] != "f" and not detections[i].face_down for i in r)
     loose = [r for r in candidates if faces(r) >= 3 and _loose_tiles(built[id(r)], detections)]
@@ -200,7 +197,8 @@ def _stacked_pairs(candidates: list[list[int]], built: dict, detections: Sequenc
     for k, a in enumerate(loose):
         for b in loose[k + 1:]:
             ra, rb = built[id(a)], built[id(b)]
-            if 13 <= tiles(a) + tiles(b) <= MAX_HAND_TILES and _stacked(ra, rb, detections):
+            # a concealed kong's backs are tiles of the hand too
+            if 13 <= _hand_tiles([a, b], detections) <= MAX_HAND_TILES and _stacked(ra, rb, detections):
                 # the nearest across the rows first (their centres along the rows may lie apart)
                 found.append((_pitch_and_overlap(ra, rb, detections)[0], a, b))
     pairs: list[tuple[list[int], list[int]]] = []
