@@ -39,8 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mahjong_lens.vision.evaluate import (inflated_labels, labelled_images, largest_hand_tiles,  # noqa: E402
-                             read_truths, reference_hand, score_image, turned_quarter)
+from mahjong_lens.vision.evaluate import (as_labelled, inflated_labels, labelled_images,  # noqa: E402
+                                           largest_hand_tiles, read_truths, reference_hand,
+                                           score_image, turned_quarter)
 from mahjong_lens.datasets.classes import FLOWERS  # noqa: E402
 from mahjong_lens.vision.train import default_data_dir  # noqa: E402
 
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             image, truths = turned_quarter(image, truths)
         started = time.perf_counter()
         detections = recognizer.detect(image)
-        found = Counter(largest_hand_tiles(detections))
+        found = as_labelled(Counter(largest_hand_tiles(detections)), wanted)
         seconds += time.perf_counter() - started
         photos += 1
         every_label = Counter(t.tile for t in truths)

@@ -55,6 +55,24 @@ def test_wrong_face_counts_as_confusion_not_correct():
     assert not score.exact
 
 
+def test_a_red_five_read_on_a_label_of_its_five_is_read_right():
+    # the labelled photos' classes have no red five: a set's red five is labelled "5m"
+    truths = [Truth("5m", (0, 0, 10, 14)), Truth("5p", (20, 0, 30, 14)), Truth("0s", (40, 0, 50, 14))]
+    score = score_image([det("0m", (0, 0, 10, 14)), det("0s", (20, 0, 30, 14)),
+                         det("5s", (40, 0, 50, 14))], truths)
+    # 0m on 5m is right; 0s on 5p is another suit; a label that names the red five wants it
+    assert score.correct == 1 and sorted(score.confusions) == [("0s", "5s"), ("5p", "0s")]
+
+
+def test_a_hand_read_with_a_red_five_is_its_labelled_hand():
+    from mahjong_lens.vision.evaluate import as_labelled
+    read = Counter({"0m": 1, "5m": 1, "1p": 1})
+    assert as_labelled(read, Counter({"5m": 2, "1p": 1})) == Counter({"5m": 2, "1p": 1})
+    # where the labels do name red fives, the reading is compared as it is
+    assert as_labelled(read, Counter({"0m": 1, "5m": 1, "1p": 1})) == read
+    assert as_labelled(Counter({"0m": 1}), Counter({"0m": 1, "5p": 1})) == Counter({"0m": 1})
+
+
 def test_low_overlap_is_a_miss_and_a_false_detection():
     truths = [Truth("9s", (0, 0, 10, 10))]
     # IoU of [6,16] with [0,10] = 4*10 / (100+100-40) = 0.25 < 0.5
@@ -508,6 +526,20 @@ def test_a_box_neither_the_detector_nor_the_classifiers_believe_in_is_dropped():
     assert [d.box[0] for d in reader.detect(image)] == [20.0, 220.0]
     reader.unsure_box = None  # the gate can be turned off
     assert len(reader.detect(image)) == 3
+
+
+def test_a_sure_box_whose_face_no_classifier_can_name_is_dropped():
+    from mahjong_lens.vision.recognizer import NAMELESS_FACE, read_boxes
+    names = ["1m", "2m", "3m", "4m", "5m", "6m", "7m"]
+    spread = np.full(7, (1 - NAMELESS_FACE + 0.04) / 6)  # no face named: the best a little under the floor
+    spread[3] = NAMELESS_FACE - 0.04
+    named = np.array([0.05, 0.05, 0.05, 0.6, 0.05, 0.1, 0.1])
+    boxes = np.array([[0, 0, 30, 40], [40, 0, 70, 40]], np.float32)
+    found = read_boxes(boxes, np.array([0.9, 0.9], np.float32), np.stack([spread, named]), names)
+    # a book spine the detector is sure of (0.9) but read at under 0.2 goes; the named tile stays
+    assert [(d.tile, d.box[0]) for d in found] == [("4m", 40.0)]
+    assert len(read_boxes(boxes, np.array([0.9, 0.9], np.float32), np.stack([spread, named]), names,
+                          nameless_face=0.0)) == 2
 
 
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():

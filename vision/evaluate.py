@@ -1,7 +1,8 @@
 """`mahjong-lens eval`: how well a recogniser reads labelled photos, source by source.
 
 A detection is a *correct tile* when it overlaps a labelled tile of the same name with
-IoU >= 0.5 (each label can be claimed once, most confident detection first).
+IoU >= 0.5 (a red five read on a label of its five counts: the labelled sets' classes have
+no red fives, so they label one by its five) (each label can be claimed once, most confident detection first).
 Recall = correct tiles / labelled tiles, precision = correct tiles / detections, and an
 image is *exact* when every labelled tile is read right and nothing else is reported.
 The peer (PyPI ``mahjong-detector``, a 34-class YOLO ONNX model shipped inside the
@@ -22,6 +23,7 @@ import numpy as np
 
 from mahjong_lens.datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
 from mahjong_lens.datasets.real import inflated_boxes, pixel_box, read_yolo_labels
+from mahjong_lens.rules.tiles import is_red, plain
 from mahjong_lens.vision.detections import TileDetection, iou, turned_boxes  # noqa: F401 (iou: evaluate's API)
 
 IOU_THRESHOLD = 0.5
@@ -112,6 +114,21 @@ class SourceScore:
                 "false": {kind: self.false[kind] for kind in FALSE_KINDS}}
 
 
+def reads_label(label: str, reading: str) -> bool:
+    """Whether a tile read as `reading` is the tile labelled `label`.  The labelled photos'
+    class list (the data README's 0..41) has no red fives, so a set's red five is labelled
+    by its five ("5m"): reading it "0m" is reading it right (and tells its dora)."""
+    return reading == label or plain(reading) == label and is_red(reading)
+
+
+def as_labelled(found: Counter, labelled: Counter) -> Counter:
+    """The tiles of a hand read (`found`) as the labels name them: a red five read counts
+    as its five where the `labelled` hand names no red five (``reads_label``)."""
+    if any(is_red(tile) for tile in labelled):
+        return found
+    return Counter(plain(tile) for tile in found.elements())
+
+
 def score_image(detections: list[TileDetection], truths: list[Truth],
                 ignore_unlabelled: tuple[str, ...] = ()) -> ImageScore:
     """Match detections to labels: most confident first, each takes the free label of its
@@ -124,7 +141,7 @@ def score_image(detections: list[TileDetection], truths: list[Truth],
     for det in sorted(detections, key=lambda d: -d.confidence):
         best, best_iou = None, IOU_THRESHOLD
         for k in free:
-            if truths[k].tile == det.tile:
+            if reads_label(truths[k].tile, det.tile):
                 overlap = iou(det.box, truths[k].box)
                 if overlap >= best_iou:
                     best, best_iou = k, overlap
@@ -277,7 +294,7 @@ def hand_read_exactly(detections: list[TileDetection], reference: Counter) -> bo
     """Whether the tiles of the largest hand the layout finds in `detections` are the
     `reference` hand, as a multiset: tiles around the hand, labelled or not, do not count
     against it, as a scan ignores them too."""
-    return Counter(largest_hand_tiles(detections)) == reference
+    return as_labelled(Counter(largest_hand_tiles(detections)), reference) == reference
 
 
 def turned_quarter(image: np.ndarray, truths: list[Truth]) -> tuple[np.ndarray, list[Truth]]:

@@ -75,6 +75,10 @@ CLOSE_LOOK_SIZE = 640
 # all dice, the table's centre, part of a tile at the photo's edge, books on a shelf and the
 # sides of standing tiles (model card, same section; 0.4 until stop 40)
 UNSURE_BOX = (0.5, 0.5)
+# a box whose face the classifiers cannot name, however sure the detector is of it (likeliest
+# class below this), is dropped: on the blue mat's book shelf the detector is sure at 0.5-0.56
+# of a spine the classifiers give 0.15-0.17 (model card, "Reading thresholds")
+NAMELESS_FACE = 0.2
 # a box whose long side is this many times the photo's median box's is no tile (a tile lying
 # sideways or nearer the camera is at most about twice another): step 16's detector once
 # boxed a tray's whole edge, which kept a hand's two rows apart (model card, "Reading thresholds")
@@ -467,10 +471,12 @@ def without_felt_backs(image: np.ndarray, detections: list[TileDetection]) -> li
 
 def read_boxes(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray, class_names: Sequence[str],
                unsure_box: tuple[float, float] | None = UNSURE_BOX,
-               faces: Sequence[str | None] | None = None) -> list[TileDetection]:
+               faces: Sequence[str | None] | None = None,
+               nameless_face: float = NAMELESS_FACE) -> list[TileDetection]:
     """The detections of a photo's boxes from their confidences and class probabilities: a
     box read as `NOT_A_TILE` is dropped, and so is one neither stage believes in
-    (``UNSURE_BOX``) or one many tiles long (``LONG_BOX``).  ``faces``: for each box, a face
+    (``UNSURE_BOX``), one whose face the classifiers cannot name (``NAMELESS_FACE``) or one
+    many tiles long (``LONG_BOX``).  ``faces``: for each box, a face
     given from elsewhere (a taught tile set, ``vision.tile_sets``; `NOT_A_TILE` drops the
     box), or None where the classifier's reading stands."""
     detections = []
@@ -485,6 +491,8 @@ def read_boxes(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarra
             best = next(j for j in order if class_names[j] != NOT_A_TILE)
             if unsure_box and det_conf < unsure_box[0] and probs[best] < unsure_box[1]:
                 continue  # neither stage believes it is a tile
+            if probs[best] < nameless_face:
+                continue  # no face to name: no tile the classifiers know
             tile, sure = class_names[best], float(probs[best])
         else:  # the set named it: as sure as the classifier was of that face, and at least 0.95
             tile = given
