@@ -377,6 +377,30 @@ def test_a_meld_split_at_its_end_with_a_misread_tile_is_read_by_its_next_choice(
     assert sorted("".join(m.tiles) for m in hand.melds) == ["1m2m3m", "3p4p5p"] and hand.win_tile == "9p"
 
 
+def test_sets_set_apart_without_a_gap_between_them_split_by_a_misread_tiles_next_choice():
+    """Melds shown only by a gap (no tile of the photo lies sideways), laid close together: a
+    misread tile of the last takes the next choice that makes the run three sets."""
+    items, x = row("9p 4m 8m 3s".split() + ["6s"], apart_before=(4,))
+    melds, _ = row("2s 2s 2s 8s 8s 8s 4p 2p 4p".split(), x=x + 20)
+    detections = place(items + melds, 0)
+    misread = len(detections) - 2
+    detections[misread] = dataclasses.replace(detections[misread], face_confidence=0.62,
+                                              alternatives=[("4p", 0.36), ("5p", 0.02)])
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["2s2s2s", "4p4p4p", "8s8s8s"]
+    assert sorted(hand.concealed) == ["3s", "4m", "6s", "8m", "9p"] and hand.win_tile == "6s"
+    assert misread in layout.doubtful  # asked about on the page
+    # two pieces made sets only by re-reading are loose concealed tiles, no melds
+    twice = list(detections)
+    twice[len(items) + 2] = dataclasses.replace(twice[len(items) + 2], tile="3s", face_confidence=0.6,
+                                                alternatives=[("2s", 0.3)])
+    assert find_layout(twice).hands[0].melds == []
+    # nor where no next choice makes a set
+    detections[misread] = dataclasses.replace(detections[misread], alternatives=[("9s", 0.36)])
+    assert find_layout(detections).hands[0].melds == []
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

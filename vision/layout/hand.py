@@ -14,7 +14,8 @@ from ..detections import TileDetection
 from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
-                   _meld_type, _partition, _partition_known_melds, _peel, likeliest_set, likeliest_win)
+                   _meld_type, _partition, _partition_known_melds, _partition_one_reread, _peel,
+                   likeliest_set, likeliest_win)
 from .thresholds import BACK, BLANK_WHITE_RATIO
 
 WHITE_DRAGON = "5z"
@@ -112,8 +113,9 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
                 break  # a concealed tile stays (with four melds, the one the hand waits on)
             if _is_set(groups[k], detections):
                 meld_groups.add(k)
-            elif len(groups[k]) >= 6 and (split := _partition(groups[k], detections, set())):
-                # several sets laid without a gap between them
+            elif len(groups[k]) >= 6 and (split := _partition_one_reread(groups[k], detections)):
+                # several sets laid without a gap between them (one misread tile taking a next
+                # choice: ``_meld`` re-reads it)
                 groups[k:k + 1] = split
                 meld_groups = {j + len(split) - 1 if j > k else j for j in meld_groups}
                 meld_groups.update(range(k, k + len(split)))

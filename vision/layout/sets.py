@@ -70,6 +70,25 @@ def _partition_reread(group: list[int], detections: Sequence[TileDetection],
     return _split_into(group, may_be_meld)
 
 
+def _partition_one_reread(group: list[int], detections: Sequence[TileDetection]) -> list[list[int]] | None:
+    """``_partition`` of a run set apart where the photo shows melds by gaps alone (no tile lies
+    sideways): the sets as read, or every piece but one a set as read and that one a set by one
+    misread tile's next choice.  Loose concealed tiles would make "melds" by more re-readings
+    (synthetic hands turned a quarter: a hand laid loosely lost its 9 tiles to three)."""
+    found = _partition(group, detections, set())
+    if found is not None:
+        return found
+    found = _partition_reread(group, detections, set(), any_piece=True)
+    if found is None:
+        return None
+    reread = [piece for piece in found if not _is_set(piece, detections)]
+    if len(reread) != 1:
+        return None
+    better = likeliest_set(reread[0], detections)
+    changed = sum(detections[i].tile != tile for i, tile in zip(reread[0], better or []))
+    return found if changed == 1 else None
+
+
 def _partition_known_melds(group: list[int], detections: Sequence[TileDetection],
                            sideways: set[int]) -> list[list[int]] | None:
     """``_partition`` of tiles that are all melds' (past a declared meld): the sets as read,
