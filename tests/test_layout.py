@@ -401,6 +401,26 @@ def test_sets_set_apart_without_a_gap_between_them_split_by_a_misread_tiles_next
     assert find_layout(detections).hands[0].melds == []
 
 
+def test_a_meld_split_at_its_unseen_called_tile_with_a_misread_tile_is_one_meld():
+    """A pung whose called tile (its first) was boxed standing: the gap it leaves splits the
+    pung, and that tile misread (South as the Green dragon) makes no set; the gap is narrower
+    than the one that sets the pung apart, so the pieces are one meld by the tile's next choice."""
+    items, x = row("2m 4m 4m 8m 3p 4s 5s 8s 8s 8s".split() + ["6z"], apart_before=(10,))
+    pung, _ = unseen_called_tile(["6z", "2z", "2z"], x + 20, middle=0)
+    detections = place(items + pung, 0)
+    misread = len(items)
+    detections[misread] = dataclasses.replace(detections[misread], face_confidence=0.844,
+                                              alternatives=[("2z", 0.154), ("1z", 0.001)])
+    layout = find_layout(detections)
+    hand = layout.hands[0]
+    assert [(m.type, "".join(m.tiles)) for m in hand.melds] == [("pung", "2z2z2z")]
+    assert hand.win_tile == "6z" and len(hand.concealed) == 11 and misread in layout.doubtful
+    # two tiles to re-read make no meld: the pieces stay the player's tiles
+    detections[misread + 1] = dataclasses.replace(detections[misread + 1], tile="4z", face_confidence=0.6,
+                                                  alternatives=[("2z", 0.3)])
+    assert find_layout(detections).hands[0].melds == []
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

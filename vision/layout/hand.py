@@ -14,8 +14,8 @@ from ..detections import TileDetection
 from .model import HandLayout, MeldLayout
 from .row import _Row
 from .sets import (_all_backs_kong, _concealed_kong, _could_be_meld, _is_definite_meld, _is_set,
-                   _meld_type, _partition, _partition_known_melds, _partition_one_reread, _peel,
-                   likeliest_set, likeliest_win)
+                   _meld_type, _one_tile_reread, _partition, _partition_known_melds, _partition_one_reread,
+                   _peel, likeliest_set, likeliest_win)
 from .thresholds import BACK, BLANK_WHITE_RATIO
 
 WHITE_DRAGON = "5z"
@@ -230,6 +230,9 @@ def _join_split_melds(groups: list[list[int]], definite: set[int], conditioned: 
                 parts = [joined]
             elif len(joined) == 3 and first - 1 in definite and likeliest_set(joined, detections) is not None:
                 parts = [joined]  # past a declared meld, a misread tile too (``_meld`` re-reads it)
+            elif len(joined) == 3 and conditioned and _one_tile_reread(joined, detections) and \
+                    _split_by_called_tile(groups, first, k, definite, detections):
+                parts = [joined]  # split at its called tile, one tile misread
             elif first == k - 1 and first >= 1 and len(joined) >= 6:
                 # sets laid close after the concealed tiles, one split at its called tile
                 parts = _partition(joined, detections, sideways)

@@ -82,11 +82,7 @@ def _partition_one_reread(group: list[int], detections: Sequence[TileDetection])
     if found is None:
         return None
     reread = [piece for piece in found if not _is_set(piece, detections)]
-    if len(reread) != 1:
-        return None
-    better = likeliest_set(reread[0], detections)
-    changed = sum(detections[i].tile != tile for i, tile in zip(reread[0], better or []))
-    return found if changed == 1 else None
+    return found if len(reread) == 1 and _one_tile_reread(reread[0], detections) else None
 
 
 def _partition_known_melds(group: list[int], detections: Sequence[TileDetection],
@@ -188,6 +184,12 @@ def likeliest_set(group: Sequence[int], detections: Sequence[TileDetection]) -> 
         if score > best_score:
             best, best_score = tiles, score
     return best
+
+def _one_tile_reread(group: Sequence[int], detections: Sequence[TileDetection]) -> bool:
+    """Whether tiles that make no set as read make one with a single tile taking a next choice."""
+    better = likeliest_set(group, detections)
+    return better is not None and sum(detections[i].tile != t for i, t in zip(group, better)) == 1
+
 
 def complete_anywhere(counts: Sequence[int]) -> bool:
     """Whether concealed counts (melds aside) make a complete hand under some rule set: sets
