@@ -421,6 +421,19 @@ def test_a_meld_split_at_its_unseen_called_tile_with_a_misread_tile_is_one_meld(
     assert find_layout(detections).hands[0].melds == []
 
 
+def test_pieces_between_two_melds_are_a_meld_too():
+    """A pung and a chow each split at a called tile the boxes show standing, the chow's split
+    wider than its gap to the pung, then a declared chow: the chow's pieces lie between melds,
+    where a player lays no concealed tile, so they are one meld."""
+    items, x = row("5p 5s 7s 7m".split())
+    pung, x = unseen_called_tile(["8s", "8s", "8s"], x + 20, middle=1)
+    chow, x = unseen_called_tile(["3s", "4s", "5s"], x + 6, middle=0)
+    last, _ = row(["3s", "4s", "5s"], x=x + 20, sideways=(2,))
+    hand = find_layout(place(items + pung + chow + last, 0)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["3s4s5s", "3s4s5s", "8s8s8s"]
+    assert sorted(hand.concealed) == ["5p", "5s", "7m", "7s"]
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

@@ -132,6 +132,7 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
         if (after_meld or after_win) and k not in meld_groups and k != win_group and \
                 len(groups[k]) in (3, 4) and _is_set(groups[k], detections):
             meld_groups.add(k)
+    win_group = _melds_between_declared(groups, meld_groups, definite, win_group, detections, sideways)
     win_group = _melds_past_declared(groups, meld_groups, definite, win_group, detections, sideways)
     if win_group is not None and all(k in meld_groups for k in range(len(groups)) if k != win_group):
         win_group = None  # the one tile beside four melds is the tile they wait on, not a winning tile
@@ -247,6 +248,39 @@ def _join_split_melds(groups: list[list[int]], definite: set[int], conditioned: 
             k = first
         k -= 1
     return definite
+
+
+def _melds_between_declared(groups: list[list[int]], meld_groups: set[int], definite: set[int],
+                            win_group: int | None, detections: Sequence[TileDetection],
+                            sideways: set[int]) -> int | None:
+    """Split, in place, the pieces lying between two melds, one of them declared, into melds
+    (a player lays no concealed tile between melds: such pieces are a meld split at a called
+    tile the boxes did not show lying sideways); returns the winning tile's group as it now lies."""
+    k = 0
+    while k < len(groups):
+        if k in meld_groups or k == win_group:
+            k += 1
+            continue
+        end = k
+        while end < len(groups) and end not in meld_groups and end != win_group:
+            end += 1
+        run = [i for g in groups[k:end] for i in g]
+        between = k - 1 in meld_groups and end in meld_groups and (k - 1 in definite or end in definite)
+        parts = _partition_known_melds(run, detections, sideways) if between and len(run) >= 3 else None
+        if parts:
+            shift = len(parts) - (end - k)
+            groups[k:end] = parts
+            moved = {j + shift if j >= end else j for j in meld_groups}
+            meld_groups.clear()
+            meld_groups.update(moved | set(range(k, k + len(parts))))
+            moved = {j + shift if j >= end else j for j in definite}
+            definite.clear()
+            definite.update(moved)
+            if win_group is not None and win_group >= end:
+                win_group += shift
+            end = k + len(parts)
+        k = end
+    return win_group
 
 
 def _melds_past_declared(groups: list[list[int]], meld_groups: set[int], definite: set[int],
