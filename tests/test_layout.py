@@ -434,6 +434,34 @@ def test_pieces_between_two_melds_are_a_meld_too():
     assert sorted(hand.concealed) == ["5p", "5s", "7m", "7s"]
 
 
+def test_a_called_tile_seen_lying_apart_before_sets_laid_close_starts_them():
+    """A pung's called tile seen lying sideways, split off by the gaps on both sides of it, the
+    pung's other two tiles and a chow laid close after it: one pung and one chow."""
+    items, x = row("2s 6z 5s 3m 6p 8s 3m".split() + ["7z"], apart_before=(7,))
+    called, x = row(["9s"], x=x + 20, sideways=(0,))
+    rest, _ = row("9s 9s 6p 7p 8p".split(), x=x + 12)
+    hand = find_layout(place(items + called + rest, 0)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["6p7p8p", "9s9s9s"] and hand.win_tile == "7z"
+
+
+def test_melds_shown_by_gaps_that_split_them_past_the_winning_tile_are_melds():
+    """No tile of the photo lies sideways; past the winning tile set apart, three pungs whose
+    gaps fall inside them (at called tiles boxed standing), not between them: the pieces make
+    sets only when joined, so they are melds, and the first tile apart is the winning tile."""
+    items, x = row("9p 4m 8m 3s".split() + ["6s"], apart_before=(4,))
+    pieces = []
+    for piece in (["2s"], ["2s", "2s", "8s", "8s"], ["8s", "4p", "4p"], ["4p"]):
+        more, x = row(piece, x=x + 12)
+        pieces += more
+    hand = find_layout(place(items + pieces, 0)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["2s2s2s", "4p4p4p", "8s8s8s"]
+    assert sorted(hand.concealed) == ["3s", "4m", "6s", "8m", "9p"] and hand.win_tile == "6s"
+    assert not any("several tiles lie apart" in problem for problem in hand.problems)
+    # pieces that make no sets even joined are the player's tiles laid loosely
+    loose = place(items + pieces[:-1] + row(["7z"], x=x + 12)[0], 0)
+    assert find_layout(loose).hands[0].melds == []
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

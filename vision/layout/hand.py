@@ -101,6 +101,10 @@ def _hand_from_rows(rows: list[_Row], detections: Sequence[TileDetection],
     in_hand = groups + [g for r in rows if r is not primary for g in r.groups]
     waiting = sum(map(len, in_hand)) - sum(len(g) == 4 and (_is_set(g, detections) or _all_backs_kong(g, detections))
                                            for g in in_hand) <= 13
+    if (gap_melds or not primary.conditioned) and win_tile is None:
+        win_group = _melds_split_after_lone(groups, meld_groups, singles, win_group, detections)
+        in_melds = {i for k in meld_groups for i in groups[k]}
+        lone_tiles = [i for i in lone_tiles if i not in in_melds]
     if gap_melds or not primary.conditioned:
         # undecorated sets set apart after the concealed tiles are declared melds (when a photo
         # marks calls with sideways tiles, such groups are only the player's grouping, unless
@@ -239,6 +243,11 @@ def _join_split_melds(groups: list[list[int]], definite: set[int], conditioned: 
                 parts = _partition(joined, detections, sideways)
             if parts:
                 break
+        if not parts and k >= 2 and len(groups[k - 1]) < 3 <= len(groups[k]) and \
+                len(groups[k - 1]) + len(groups[k]) >= 6 and any(i in sideways for i in groups[k - 1]):
+            # sets laid close, the first split off at its called tile (seen lying sideways)
+            first = k - 1
+            parts = _partition(groups[first] + groups[k], detections, sideways)
         if parts:
             groups[first:k + 1] = parts
             shift = len(parts) - (k + 1 - first)
@@ -248,6 +257,27 @@ def _join_split_melds(groups: list[list[int]], definite: set[int], conditioned: 
             k = first
         k -= 1
     return definite
+
+
+def _melds_split_after_lone(groups: list[list[int]], meld_groups: set[int], singles: list[int],
+                            win_group: int | None, detections: Sequence[TileDetection]) -> int | None:
+    """Split, in place, the pieces after the first tile set apart past the concealed tiles into
+    melds where they make sets only when joined: a photo that shows melds by gaps alone, whose
+    gaps here split the sets (at called tiles the boxes show standing), not the player's grouping.
+    Returns the winning tile's group: that tile set apart, where they do."""
+    first = next((k for k in singles if k >= 1), None)
+    if first is None or any(k > first for k in meld_groups):
+        return win_group
+    rest = groups[first + 1:]
+    run = [i for g in rest for i in g]
+    if len(rest) < 2 or len(run) < 6 or all(len(g) in (3, 4) and _is_set(g, detections) for g in rest):
+        return win_group
+    parts = _partition(run, detections, set())
+    if parts is None:
+        return win_group
+    groups[first + 1:] = parts
+    meld_groups.update(range(first + 1, first + 1 + len(parts)))
+    return first
 
 
 def _melds_between_declared(groups: list[list[int]], meld_groups: set[int], definite: set[int],
