@@ -462,6 +462,20 @@ def test_melds_shown_by_gaps_that_split_them_past_the_winning_tile_are_melds():
     assert find_layout(loose).hands[0].melds == []
 
 
+@pytest.mark.parametrize("angle", (0, 90, 180, 270))
+def test_the_side_of_the_declared_melds_is_measured_in_tiles_not_pieces(angle):
+    """Seven concealed tiles, a declared pung, and a pung split at a called tile boxed standing
+    into a piece of one tile and one of two: counted in pieces the declared pung lies left of
+    the middle, which turned the hand round; counted in tiles, right of it.  Where the two
+    counts disagree the melds do not say which way the hand reads (its other signs do)."""
+    items, x = row("4z 5m 6m 7m 7p 7s 8p".split())
+    pung, x = row(["2s", "2s", "2s"], x=x + 20, sideways=(2,))
+    split, _ = unseen_called_tile(["1m", "1m", "1m"], x + 20, middle=0)
+    hand = find_layout(place(items + pung + split, angle)).hands[0]
+    assert sorted("".join(m.tiles) for m in hand.melds) == ["1m1m1m", "2s2s2s"]
+    assert hand.win_tile is None and hand.concealed == "4z 5m 6m 7m 7p 7s 8p".split()
+
+
 def test_one_tile_beside_four_melds_is_the_tile_they_wait_on_not_a_win():
     items, x = row(["8p"])
     melds = []

@@ -265,10 +265,15 @@ def _reading_direction(row: _Row, detections: Sequence[TileDetection],
         at_left = any(k < left for k in definite)
         if at_right != at_left:
             return (at_left, "melds")
+        # else the side the declared melds lie on, counted in groups and in tiles alike (a meld
+        # split at its called tile is several groups; a winning tile apart is one tile)
         middle = (len(row.groups) - 1) / 2
-        position = sum(k - middle for k in definite)
-        if position != 0:
-            return (position < 0, "melds")
+        by_groups = sum(k - middle for k in definite)
+        starts = np.cumsum([0] + [len(g) for g in row.groups])
+        middle = (starts[-1] - 1) / 2
+        by_tiles = sum(starts[k] + (len(row.groups[k]) - 1) / 2 - middle for k in definite)
+        if by_groups * by_tiles > 0:
+            return (by_groups < 0, "melds")
     singles = [k for k, g in enumerate(row.groups) if len(g) == 1 and not detections[g[0]].face_down]
     if len(singles) == 1 and len(row.groups) > 1 and singles[0] in (0, len(row.groups) - 1):
         return (singles[0] == 0, "winning tile")
