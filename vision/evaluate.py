@@ -1,8 +1,9 @@
 """`mahjong-lens eval`: how well a recogniser reads labelled photos, source by source.
 
 A detection is a *correct tile* when it overlaps a labelled tile of the same name with
-IoU >= 0.5 (a red five read on a label of its five counts: the labelled sets' classes have
-no red fives, so they label one by its five) (each label can be claimed once, most confident detection first).
+IoU >= 0.5; each label can be claimed once, most confident detection first. A red five read
+on a label of its five counts as right: the labelled sets' classes have no red fives, so they
+label one by its five.
 Recall = correct tiles / labelled tiles, precision = correct tiles / detections, and an
 image is *exact* when every labelled tile is read right and nothing else is reported.
 The peer (PyPI ``mahjong-detector``, a 34-class YOLO ONNX model shipped inside the

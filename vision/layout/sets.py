@@ -185,6 +185,7 @@ def likeliest_set(group: Sequence[int], detections: Sequence[TileDetection]) -> 
             best, best_score = tiles, score
     return best
 
+
 def _one_tile_reread(group: Sequence[int], detections: Sequence[TileDetection]) -> bool:
     """Whether tiles that make no set as read make one with a single tile taking a next choice."""
     better = likeliest_set(group, detections)
