@@ -542,6 +542,72 @@ def test_a_sure_box_whose_face_no_classifier_can_name_is_dropped():
                           nameless_face=0.0)) == 2
 
 
+HALF_NAMES = ["2p", "3p", "4p", "5p", "6z", "7z", "1s", "none"]
+
+
+def _reading(first: str, second: str | None = None, p_first: float = 0.9) -> np.ndarray:
+    """Class probabilities over HALF_NAMES: `first` at p_first, the rest on `second`."""
+    probs = np.full(len(HALF_NAMES), 0.0, np.float32)
+    probs[HALF_NAMES.index(first)] = p_first
+    probs[HALF_NAMES.index(second or "7z")] += 1 - p_first
+    return probs
+
+
+def _join(boxes, box_conf, readings, union_reads: str, union_p: float = 0.99):
+    """joined_halves over `boxes`, every union crop read as `union_reads`; the crops are the
+    box indices, to see which were kept."""
+    from mahjong_lens.vision.recognizer import joined_halves
+    image = np.full((200, 400, 3), 120, np.uint8)
+    read_unions = lambda crops: np.stack([_reading(union_reads, p_first=union_p)] * len(crops))  # noqa: E731
+    return joined_halves(image, np.array(boxes, np.float32), np.array(box_conf, np.float32),
+                         np.stack(readings), list(range(len(boxes))), HALF_NAMES, read_unions, 32)
+
+
+# a row of three tiles 40 x 54, and a fourth tile boxed in two halves, top and bottom
+ROW = [[0, 0, 40, 54], [42, 0, 82, 54], [84, 0, 124, 54]]
+TOP, BOTTOM = [126, 0, 166, 32], [126, 24, 166, 54]
+
+
+def test_a_tile_boxed_in_two_halves_is_read_as_one_box():
+    readings = [_reading("5p")] * 3 + [_reading("2p", "4p", 0.9), _reading("2p", "4p", 0.8)]
+    boxes, conf, probs, crops = _join(ROW + [TOP, BOTTOM], [0.9, 0.9, 0.9, 0.45, 0.4], readings, "4p")
+    assert boxes.tolist() == ROW + [[126, 0, 166, 54]]     # the union of the halves
+    assert conf.tolist() == pytest.approx([0.9, 0.9, 0.9, 0.45])
+    assert HALF_NAMES[int(np.argmax(probs[-1]))] == "4p" and len(crops) == 4 and crops[:3] == [0, 1, 2]
+
+
+def test_halves_stay_apart_where_the_union_is_no_sure_tile_they_could_be():
+    readings = [_reading("5p")] * 3 + [_reading("2p", "4p"), _reading("2p", "4p")]
+    halves = ROW + [TOP, BOTTOM]
+    assert len(_join(halves, [0.9] * 3 + [0.4, 0.4], readings, "4p", 0.85)[0]) == 5  # unsure (the real ones: 0.96+)
+    assert len(_join(halves, [0.9] * 3 + [0.4, 0.4], readings, "1s")[0]) == 5   # a face neither half could be
+    assert len(_join(halves, [0.9] * 3 + [0.4, 0.4], readings, "none")[0]) == 5
+    # both boxes sure of their faces: two tiles, not halves
+    assert len(_join(halves, [0.9] * 3 + [0.8, 0.8], readings, "4p")[0]) == 5
+
+
+def test_two_neighbours_of_one_face_overlapping_in_a_diagonal_row_stay_two():
+    # a diagonal row's boxes overlap; the union of two 6z reads 6z: the faces of both halves
+    left, right = [126, 0, 166, 54], [136, 8, 176, 62]
+    readings = [_reading("5p")] * 3 + [_reading("6z", "7z", 0.95), _reading("6z", "7z", 0.95)]
+    assert len(_join(ROW + [left, right], [0.9] * 3 + [0.45, 0.45], readings, "6z")[0]) == 5
+    # a second box over a tile's lower half, inside it, is one tile with it
+    whole, lower = [126, 0, 166, 54], [128, 26, 164, 54]
+    readings[3:] = [_reading("4p", "2p", 0.87), _reading("4p", "2p", 0.7)]
+    assert _join(ROW + [whole, lower], [0.9] * 3 + [0.45, 0.4], readings, "4p")[0].tolist() == ROW + [whole]
+
+
+def test_two_whole_tiles_overlapping_are_no_halves_of_one():
+    from mahjong_lens.vision.recognizer import half_box_pairs
+    readings = np.stack([_reading("5p")] * 3 + [_reading("2p", "4p")] * 2)
+    apart = [[126, 0, 166, 54], [150, 0, 190, 54]]   # overlapping 0.4 of a tile: together 64 px wide
+    assert half_box_pairs(np.array(ROW + apart, np.float32), np.array([0.9] * 3 + [0.4, 0.4], np.float32),
+                          readings, HALF_NAMES) == []
+    pairs = half_box_pairs(np.array(ROW + [TOP, BOTTOM], np.float32), np.array([0.9] * 3 + [0.4, 0.4], np.float32),
+                           readings, HALF_NAMES)
+    assert [(i, j, union.tolist()) for i, j, union in pairs] == [(3, 4, [126, 0, 166, 54])]
+
+
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
     from mahjong_lens.vision.recognizer import tiles_lie
     standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]

@@ -167,10 +167,8 @@ def boxes_and_features(recognizer: Any, image: np.ndarray) -> tuple[np.ndarray, 
                                                                    list[np.ndarray]]:
     """What the recogniser reads of a photo, before anything is dropped: boxes, their
     confidences, class probabilities, and the crops."""
-    from .recognizer import CROP_MARGIN, square_crop
-    boxes, confidences = recognizer.boxes(image)
-    crops = [square_crop(image, tuple(box), CROP_MARGIN, recognizer.crop_size) for box in boxes]
-    return boxes, confidences, recognizer.classify(crops), crops
+    from .recognizer import crops_read
+    return crops_read(recognizer, image)
 
 
 def examples_from_labels(boxes: np.ndarray, labels: Sequence[Example]) -> list[str]:
