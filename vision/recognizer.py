@@ -537,11 +537,18 @@ class TwoStageRecognizer:
         boxes, box_conf, probabilities, _ = crops_read(self, image)
         return boxes, box_conf, probabilities
 
-
     def detect(self, image: np.ndarray) -> list[TileDetection]:
         boxes, box_conf, probabilities = self.readings(image)
-        return without_felt_backs(image, read_boxes(boxes, box_conf, probabilities, self.class_names,
-                                                    self.unsure_box))
+        return detections_of(image, boxes, box_conf, probabilities, self.class_names, self.unsure_box)
+
+
+def detections_of(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray,
+                  class_names: Sequence[str], unsure_box: tuple[float, float] | None = UNSURE_BOX,
+                  faces: Sequence[str | None] | None = None) -> list[TileDetection]:
+    """The tiles a photo's readings give (``read_boxes``), less the felt read as backs
+    (``without_felt_backs``): what the recogniser and a taught tile set report."""
+    return without_felt_backs(image, read_boxes(boxes, box_conf, probabilities, class_names, unsure_box,
+                                                faces=faces))
 
 
 def without_felt_backs(image: np.ndarray, detections: list[TileDetection]) -> list[TileDetection]:

@@ -300,13 +300,12 @@ class TaughtRecognizer:
         return [str(faces[b]) if ok else None for b, ok in zip(best, sure)]
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
-        from .recognizer import read_boxes, without_felt_backs
+        from .recognizer import detections_of
         boxes, confidences, probabilities, crops = boxes_and_features(self.base, image)
         names = self.base.class_names
         readings = [(names[int(np.argmax(p))], float(np.max(p))) for p in probabilities]
         taught = self.nearest(crop_features(self.base, crops), readings)
-        return without_felt_backs(image, read_boxes(boxes, confidences, probabilities, names,
-                                                    self.base.unsure_box, faces=taught))
+        return detections_of(image, boxes, confidences, probabilities, names, self.base.unsure_box, faces=taught)
 
 
 def taught_recognizer(base: Any, store: TileSetStore, name: str) -> TaughtRecognizer:
