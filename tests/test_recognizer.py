@@ -608,6 +608,48 @@ def test_two_whole_tiles_overlapping_are_no_halves_of_one():
     assert [(i, j, union.tolist()) for i, j, union in pairs] == [(3, 4, [126, 0, 166, 54])]
 
 
+class _DotCounter:
+    """Reads a crop by its dark dots: four a 4p, two a 2p (unsure, a 4p next), else a 5p."""
+
+    names = ["2p", "4p", "5p", "none"]
+
+    def probabilities(self, batch: np.ndarray) -> np.ndarray:
+        import cv2
+        rows = []
+        for crop in batch:
+            dots = cv2.connectedComponents((crop.min(axis=2) < 60).astype(np.uint8))[0] - 1
+            rows.append([0.0, 0.95, 0.05, 0.0] if dots == 4 else [0.85, 0.1, 0.05, 0.0] if dots == 2
+                        else [0.0, 0.05, 0.95, 0.0])
+        return np.array(rows, np.float32)
+
+
+def test_the_recogniser_reports_a_tile_boxed_in_two_halves_as_one():
+    import cv2
+    from mahjong_lens.vision.recognizer import TwoStageRecognizer
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
+    reader.classifiers, reader.class_names, reader.rotations, reader.crop_size = \
+        [_DotCounter()], _DotCounter.names, 4, 48
+    reader.unsure_box = None
+    image = np.full((100, 260, 3), 90, np.uint8)
+    for left in (20, 70, 120, 170):
+        image[20:60, left:left + 30] = 255
+    for left in (20, 70, 120):  # three 5p
+        for x, y in ((7, 8), (23, 8), (15, 20), (7, 32), (23, 32)):
+            cv2.circle(image, (left + x, 20 + y), 3, (20, 20, 20), -1)
+    for x, y in ((178, 28), (192, 28), (178, 52), (192, 52)):  # a 4p: two dots in each half
+        cv2.circle(image, (x, y), 3, (20, 20, 20), -1)
+    tiles = [[20, 20, 50, 60], [70, 20, 100, 60], [120, 20, 150, 60]]
+    halves = [[170, 20, 200, 44], [170, 36, 200, 60]]
+    boxes = np.array(tiles + halves, np.float32)
+    reader.boxes = lambda _: (boxes, np.array([0.9, 0.9, 0.9, 0.45, 0.45], np.float32))
+    found = sorted(reader.detect(image), key=lambda d: d.box[0])
+    assert [d.tile for d in found] == ["5p", "5p", "5p", "4p"]
+    assert found[-1].box == (170.0, 20.0, 200.0, 60.0)
+    # the detector sure of both boxes: two tiles, as it says
+    reader.boxes = lambda _: (boxes, np.full(5, 0.9, np.float32))
+    assert [d.tile for d in sorted(reader.detect(image), key=lambda d: d.box[0])] == ["5p"] * 3 + ["2p", "2p"]
+
+
 def test_tiles_lie_where_a_share_of_the_boxes_is_wider_than_tall():
     from mahjong_lens.vision.recognizer import tiles_lie
     standing, lying = [0, 0, 30, 40], [0, 0, 40, 30]
