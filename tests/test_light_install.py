@@ -83,11 +83,13 @@ def test_onnx_alone_reads_as_the_shipped_readings():
     import cv2
     reader = load_recognizer()
     assert set(reader.backend.split("+")) == {"onnx"}
-    from mahjong_lens.vision.recognizer import read_boxes
+    from mahjong_lens.vision.recognizer import crops_read, read_boxes
     for path, tiles in photos:
-        # the boxes and class probabilities read as they were when recorded (the unsure-box gate
-        # then 0.4, no felt rule: both came at stop 40, after the recording)
-        found = read_boxes(*reader.readings(cv2.imread(str(path))), reader.class_names, (0.4, 0.5))
+        # the models' boxes and class probabilities read as they were when recorded (the
+        # unsure-box gate then 0.4, no felt rule: both came at stop 40, after the recording; no
+        # tile boxed in two halves joined: stop 44)
+        boxes, box_conf, probabilities, _ = crops_read(reader, cv2.imread(str(path)), join_halves=False)
+        found = read_boxes(boxes, box_conf, probabilities, reader.class_names, (0.4, 0.5))
         found = sorted(found, key=lambda d: (round(d.box[0], 1), round(d.box[1], 1)))
         assert [d.tile for d in found] == [tile for tile, _ in tiles], path.name
         boxes = np.array([d.box for d in found])

@@ -234,14 +234,18 @@ def added_boxes(boxes: np.ndarray, confidences: np.ndarray, more: np.ndarray, mo
             np.concatenate([confidences, more_confidences]).astype(np.float32))
 
 
-def crops_read(reader: object, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+def crops_read(reader: object, image: np.ndarray, join_halves: bool = True
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     """What a recogniser (its `boxes`, `classify`, `class_names` and `crop_size`) reads of a
     photo before anything is dropped: its boxes, their confidences, class probabilities and
     crops (what a taught tile set compares), a tile boxed in two halves made one box
-    (``joined_halves``)."""
+    (``joined_halves``; `join_halves` False: the models' readings alone)."""
     boxes, box_conf = reader.boxes(image)
     crops = [square_crop(image, tuple(box), CROP_MARGIN, reader.crop_size) for box in boxes]
-    return joined_halves(image, boxes, box_conf, reader.classify(crops), crops, reader.class_names,
+    probabilities = reader.classify(crops)
+    if not join_halves:
+        return boxes, box_conf, probabilities, crops
+    return joined_halves(image, boxes, box_conf, probabilities, crops, reader.class_names,
                          reader.classify, reader.crop_size)
 
 
