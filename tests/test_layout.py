@@ -1124,3 +1124,34 @@ def test_a_called_tile_lying_off_the_line_keeps_its_meld_in_the_row(angle):
     hand = find_layout(place(items + meld, angle)).hands[0]
     assert sorted(hand.concealed) == sorted("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z".split())
     assert [(m.type, "".join(m.tiles)) for m in hand.melds] == [("pung", "2z2z2z")]
+
+
+@pytest.mark.parametrize("angle", [0, 90, 180, 270])
+def test_melds_that_lie_as_far_from_the_middle_in_groups_read_the_same_at_any_turn(angle):
+    """Unsorted concealed tiles, the winning tile apart, a pung and a kong each with a called tile
+    sideways, then a chow split at its called tile (boxed standing): the declared melds lie as
+    far from the row's middle counted in groups on either side, so only the count in tiles says
+    which end is the player's right, and the sorted tiles say nothing. Before, the photo's own
+    left-to-right decided, and the hand turned a half or a quarter read back to front."""
+    items, x = row(["9s", "3m", "2p", "5z", "8m"], apart_before=(4,))
+    pung, x = row(["1s", "1s", "1s"], x=x + 20, sideways=(0,))
+    kong, x = row(["7z", "7z", "7z", "7z"], x=x + 20, sideways=(0,))
+    chow, x = row(["6m", "7m", "8m"], x=x + 20, apart_before=(1,), apart=12)
+    hands = find_layout(place(items + pung + kong + chow, angle)).hands
+    assert len(hands) == 1
+    assert summary(hands[0]) == (sorted(["9s", "3m", "2p", "5z", "8m"]), "8m",
+                                 sorted([("pung", True, "1s1s1s"), ("kong", True, "7z7z7z7z"),
+                                         ("chow", True, "6m7m8m")]))
+
+
+@pytest.mark.parametrize("angle", [0, 90, 180, 270])
+def test_melds_shown_by_gaps_alone_lie_at_the_end_whose_piece_makes_sets(angle):
+    """No tile lies sideways and the concealed tiles are unsorted: the end of the row whose piece
+    splits into sets is where the melds lie, whichever way the photo is turned."""
+    items, x = row(["9p", "4m", "8m", "3s", "6s"], apart_before=(4,))
+    melds, x = row(["2s", "2s", "2s", "8s", "8s", "8s", "4p", "4p", "4p"], x=x + 20)
+    hands = find_layout(place(items + melds, angle)).hands
+    assert len(hands) == 1
+    assert summary(hands[0]) == (sorted(["9p", "4m", "8m", "3s", "6s"]), "6s",
+                                 sorted([("pung", True, "2s2s2s"), ("pung", True, "8s8s8s"),
+                                         ("pung", True, "4p4p4p")]))

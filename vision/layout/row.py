@@ -13,7 +13,7 @@ from mahjong_lens.rules.tiles import plain, sort_key
 
 from ..detections import TileDetection
 from .rows import _fit_line, _is_wall
-from .sets import _could_be_meld, _is_definite_meld, _is_set
+from .sets import _could_be_meld, _is_definite_meld, _is_set, _partition_one_reread
 from .thresholds import (BACK, DEFAULT_RATIO, GAP_THRESHOLD, GAP_TREND_RANGE, GOOD_CONDITION, MIN_CONDITION,
                          SIDEWAYS_FACTOR, STRONG_SIDEWAYS, TILE_LENGTH)
 
@@ -267,11 +267,7 @@ def _reading_direction(row: _Row, detections: Sequence[TileDetection],
             return (at_left, "melds")
         # else the side the declared melds lie on, counted in groups and in tiles alike (a meld
         # split at its called tile is several groups; a winning tile apart is one tile)
-        middle = (len(row.groups) - 1) / 2
-        by_groups = sum(k - middle for k in definite)
-        starts = np.cumsum([0] + [len(g) for g in row.groups])
-        middle = (starts[-1] - 1) / 2
-        by_tiles = sum(starts[k] + (len(row.groups[k]) - 1) / 2 - middle for k in definite)
+        by_groups, by_tiles = _meld_side(row, definite)
         if by_groups * by_tiles > 0:
             return (by_groups < 0, "melds")
     singles = [k for k, g in enumerate(row.groups) if len(g) == 1 and not detections[g[0]].face_down]
@@ -281,4 +277,36 @@ def _reading_direction(row: _Row, detections: Sequence[TileDetection],
     score = _sortedness(tiles)
     if abs(score) >= 2:
         return (score < 0, "sorted tiles")
+    return _weak_meld_side(row, detections, definite)
+
+
+def _meld_side(row: _Row, melds: Sequence[int]) -> tuple[float, float]:
+    """How far past the row's middle its groups `melds` lie, summed, counted in groups and in
+    tiles (positive: towards the row's end)."""
+    middle = (len(row.groups) - 1) / 2
+    by_groups = sum(k - middle for k in melds)
+    starts = np.cumsum([0] + [len(g) for g in row.groups])
+    middle = (starts[-1] - 1) / 2
+    by_tiles = sum(starts[k] + (len(row.groups[k]) - 1) / 2 - middle for k in melds)
+    return float(by_groups), float(by_tiles)
+
+
+def _weak_meld_side(row: _Row, detections: Sequence[TileDetection],
+                    definite: Sequence[int]) -> tuple[bool, str] | None:
+    """Where nothing surer says which end of a row the melds lie at (the player's right): the
+    side the declared melds lie on counted in groups or in tiles, where one count is even and
+    the other is not; else, melds shown by gaps alone, the end whose piece splits into sets
+    (one misread tile allowed) where the other end's does not (`definite`: the row's groups
+    that are surely declared melds).  The same hand turned a quarter then reads the same
+    (synthetic seed 2000, its boxes turned: 31 -> 33 of the 33 unturned)."""
+    if len(row.groups) < 2:
+        return None
+    if definite:
+        by_groups, by_tiles = _meld_side(row, definite)
+        if (by_groups == 0) != (by_tiles == 0):
+            return (by_groups + by_tiles < 0, "melds, one count")
+    ends = [len(g) >= 3 and _partition_one_reread(g, detections) is not None
+            for g in (row.groups[0], row.groups[-1])]
+    if ends[0] != ends[1]:
+        return (ends[0], "sets at one end")
     return None
