@@ -7,6 +7,7 @@ the hand found with the hand that was rendered.
     python benchmarks/scan_synthetic_hands.py --turn 90          # the photo turned a quarter
     python benchmarks/scan_synthetic_hands.py --turn 30 --rows 2 # at 30 degrees, hands in two rows
     python benchmarks/scan_synthetic_hands.py --truth            # the layout alone, on the true boxes
+    python benchmarks/scan_synthetic_hands.py --turn-boxes 90    # the same boxes read, turned: the layout alone under a turn
 
 `datasets/synth.py` renders a table scene around one player's revealed hand (melds,
 sideways called tiles, face-down kong tiles, a winning tile set apart, flowers) in one of
@@ -96,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the hand's concealed tiles in one row or two, one behind the other")
     parser.add_argument("--truth", action="store_true",
                         help="lay out the true boxes (every labelled tile read right): the layout alone")
+    parser.add_argument("--turn-boxes", type=float, default=0.0,
+                        help="read the photo as it is, then turn the boxes read (and the labels) by this "
+                             "many degrees: the layout alone under a turn, which should read the same")
     args = parser.parse_args(argv)
     import cv2
     from mahjong_lens.datasets.art import load_styles
@@ -128,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         detections = ([TileDetection(b.tile, b.box, 1.0) for b in boxes] if reader is None
                       else reader.detect(image))
+        if args.turn_boxes:
+            _, detections = turned(image, detections, args.turn_boxes)
+            image, boxes = turned(image, boxes, args.turn_boxes)
         hand = hand_found(boxes, hand_meta, detections)
         seconds += time.perf_counter() - started
         expected = synth.expected_reading(hand_meta)
@@ -157,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     print(file=sys.stderr)
     print(f"synthetic hands in clear view (seed {args.seed}, camera >= {args.min_elevation:g} deg above the table"
           f"{f', turned {args.turn:g} deg' if args.turn else ''}{', in two rows' if args.rows == 2 else ''}"
+          f"{f', the boxes read turned {args.turn_boxes:g} deg' if args.turn_boxes else ''}"
           f"{', the true boxes laid out' if args.truth else ''})")
     print(f"  {'':<26} {'hands':>6} {'tiles right':>12} {'read exactly':>13}")
     for key in sorted(tally, key=lambda k: (k != "all", k)):
