@@ -97,9 +97,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the hand's concealed tiles in one row or two, one behind the other")
     parser.add_argument("--truth", action="store_true",
                         help="lay out the true boxes (every labelled tile read right): the layout alone")
-    parser.add_argument("--turn-boxes", type=float, default=0.0,
+    parser.add_argument("--turn-boxes", type=int, choices=(0, 90, 180, 270), default=0,
                         help="read the photo as it is, then turn the boxes read (and the labels) by this "
-                             "many degrees: the layout alone under a turn, which should read the same")
+                             "many degrees: the layout alone under a turn, which should read the same "
+                             "(quarter turns only: the upright box round a turned box is no tile's box)")
     args = parser.parse_args(argv)
     import cv2
     from mahjong_lens.datasets.art import load_styles
