@@ -605,7 +605,8 @@ def test_two_whole_tiles_overlapping_are_no_halves_of_one():
                           readings, HALF_NAMES) == []
     pairs = half_box_pairs(np.array(ROW + [TOP, BOTTOM], np.float32), np.array([0.9] * 3 + [0.4, 0.4], np.float32),
                            readings, HALF_NAMES)
-    assert [(i, j, union.tolist()) for i, j, union in pairs] == [(3, 4, [126, 0, 166, 54])]
+    assert [(i, j, union.tolist(), round(inside, 2)) for i, j, union, inside in pairs] == \
+        [(3, 4, [126, 0, 166, 54], 0.27)]  # 8 px of the 30 px lower half lie in the upper
 
 
 class _DotCounter:

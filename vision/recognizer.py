@@ -250,9 +250,10 @@ def crops_read(reader: object, image: np.ndarray, join_halves: bool = True
 
 
 def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray,
-                   class_names: Sequence[str]) -> list[tuple[int, int, np.ndarray]]:
+                   class_names: Sequence[str]) -> list[tuple[int, int, np.ndarray, float]]:
     """Pairs of boxes that may be one tile boxed in two halves (``HALF_BOX_*``), each with
-    their union box: the most overlapping first, no box in two pairs."""
+    their union box and the smaller box's share inside the other: the most overlapping first,
+    no box in two pairs."""
     if len(boxes) < 3:  # the photo's median box must be a tile's
         return []
     boxes = np.asarray(boxes, np.float32)
@@ -279,10 +280,10 @@ def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.nd
                 continue
             candidates.append((float(held[i, j]), i, j, union))
     pairs, used = [], set()
-    for _, i, j, union in sorted(candidates, key=lambda c: -c[0]):
+    for inside, i, j, union in sorted(candidates, key=lambda c: -c[0]):
         if i not in used and j not in used:
             used |= {i, j}
-            pairs.append((i, j, union))
+            pairs.append((i, j, union, inside))
     return pairs
 
 
@@ -296,22 +297,20 @@ def joined_halves(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, pr
     if not pairs:
         return boxes, box_conf, probabilities, crops
     names = list(class_names)
-    union_crops = [square_crop(image, tuple(union), CROP_MARGIN, crop_size) for _, _, union in pairs]
+    union_crops = [square_crop(image, tuple(union), CROP_MARGIN, crop_size) for _, _, union, _ in pairs]
     union_probabilities = classify(union_crops)
-    inter, area, _ = box_overlaps(boxes, boxes)
 
     def likeliest(probs: np.ndarray, count: int) -> list[str]:
         return [names[k] for k in np.argsort(probs)[::-1] if names[k] != NOT_A_TILE and probs[k] > 0][:count]
 
     joined, gone = [], set()
-    for (i, j, union), crop, probs in zip(pairs, union_crops, union_probabilities):
+    for (i, j, union, inside), crop, probs in zip(pairs, union_crops, union_probabilities):
         face = names[int(np.argmax(probs))]
         if face == NOT_A_TILE or float(probs.max()) < HALF_BOX_FACE:
             continue
         if face not in likeliest(probabilities[i], 4) or face not in likeliest(probabilities[j], 4):
             continue  # the union is another tile than either half could be
         halves = {likeliest(probabilities[i], 1)[0], likeliest(probabilities[j], 1)[0]}
-        inside = float(inter[i, j] / min(area[i], area[j]))
         if face in halves and inside < HALF_BOX_INSIDE:
             continue  # two neighbours of one face, as a diagonal row overlaps them
         gone |= {i, j}

@@ -163,14 +163,6 @@ def crop_features(recognizer: Any, crops: list[np.ndarray]) -> np.ndarray:
     return _unit(np.mean(turns, axis=0))
 
 
-def boxes_and_features(recognizer: Any, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                   list[np.ndarray]]:
-    """What the recogniser reads of a photo, before anything is dropped: boxes, their
-    confidences, class probabilities, and the crops."""
-    from .recognizer import crops_read
-    return crops_read(recognizer, image)
-
-
 def examples_from_labels(boxes: np.ndarray, labels: Sequence[Example]) -> list[str]:
     """What each detector box is, by the labels: the face of the label it covers (IoU at
     least IOU_TO_LABEL, each label once, the best pairs first), else NOT_A_TILE (a box on
@@ -245,8 +237,9 @@ def teach(store: TileSetStore, recognizer: Any, name: str, image: np.ndarray,
     """Teach a set from one photo: its labelled tiles (``labels``; every other box is no tile),
     or, without labels, a photo of one of each tile laid out in LAYOUT_ORDER. Returns how many
     examples of faces and of no tile were kept."""
+    from .recognizer import crops_read
     name = valid_name(name)
-    boxes, _, _, crops = boxes_and_features(recognizer, image)
+    boxes, _, _, crops = crops_read(recognizer, image)
     if labels is not None:
         tiles = examples_from_labels(boxes, labels)
     else:
@@ -300,8 +293,8 @@ class TaughtRecognizer:
         return [str(faces[b]) if ok else None for b, ok in zip(best, sure)]
 
     def detect(self, image: np.ndarray) -> list[TileDetection]:
-        from .recognizer import detections_of
-        boxes, confidences, probabilities, crops = boxes_and_features(self.base, image)
+        from .recognizer import crops_read, detections_of
+        boxes, confidences, probabilities, crops = crops_read(self.base, image)
         names = self.base.class_names
         readings = [(names[int(np.argmax(p))], float(np.max(p))) for p in probabilities]
         taught = self.nearest(crop_features(self.base, crops), readings)
