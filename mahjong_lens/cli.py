@@ -21,6 +21,7 @@ COMMANDS = {
     "tournament": ("mahjong_lens.tournament", "the tournament desk: rotation schedule, wall break, seat draw"),
     "synth": ("mahjong_lens.datasets.synth", "render synthetic photos of hands with YOLO labels"),
     "mix": ("mahjong_lens.datasets.real", "assemble a training mix of real and synthetic photos"),
+    "pack": ("mahjong_lens.datasets.pack", "a compact copy of the training data, to train on a lent GPU machine"),
     "train": ("mahjong_lens.vision.train", "train the tile recogniser"),
     "export": ("mahjong_lens.vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
     "eval": ("mahjong_lens.vision.evaluate", "measure the tile recogniser on labelled photos"),

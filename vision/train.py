@@ -31,8 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mahjong_lens.datasets.art import default_data_dir
 from mahjong_lens.datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
-from mahjong_lens.datasets.real import (inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
+from mahjong_lens.datasets.real import (IMAGE_EXTS, inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
                            read_yolo_labels)
 from mahjong_lens.vision.detections import pair_by_iou, turned_boxes
 from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
@@ -63,11 +64,48 @@ def require_train_extra() -> None:
 def offline_ultralytics() -> None:
     """Make sure ultralytics never reaches the network (no hub, fonts, AMP check, events)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
+    polars_stand_in()
 
 
-def default_data_dir() -> Path:
-    env = os.environ.get("MAHJONG_LENS_DATA")
-    return Path(env) if env else REPO.parent / "shared" / "data"
+def polars_stand_in() -> None:
+    """Where polars is missing, a stand-in for the one call a training run makes of it.
+
+    ultralytics reads its own results.csv with ``polars.read_csv(...).to_dict(as_series=False)``
+    each time it saves a checkpoint.  The lent GPU machines have no polars, and its wheel (about
+    40 MB) cannot travel beside the repository in the 64 MiB a call carries, so there the CSV is
+    read with the standard library instead (columns of numbers where a value is one)."""
+    try:
+        import polars  # noqa: F401
+        return
+    except ImportError:
+        pass
+    import csv
+    import io
+    import types
+
+    def value(text: str) -> float | str:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+    class Table:
+        def __init__(self, columns: dict[str, list]):
+            self.columns = columns
+
+        def to_dict(self, as_series: bool = True) -> dict[str, list]:
+            return self.columns
+
+    def read_csv(source, infer_schema_length=None) -> Table:
+        text = source.decode() if isinstance(source, bytes) else Path(source).read_text()
+        rows = list(csv.reader(io.StringIO(text)))
+        header = [name.strip() for name in rows[0]] if rows else []
+        return Table({name: [value(row[k].strip()) for row in rows[1:] if k < len(row)]
+                      for k, name in enumerate(header)})
+
+    stand_in = types.ModuleType("polars")
+    stand_in.read_csv = read_csv
+    sys.modules["polars"] = stand_in
 
 
 def default_work_dir() -> Path:
@@ -212,7 +250,7 @@ def real_images(data_dir: Path, split: str, more_sets: Sequence[str] = ()) -> li
     images: list[Path] = []
     for name in (*REAL_SETS, *more_sets):
         folder = data_dir / "real" / name / split / "images"
-        images += sorted(p for p in folder.glob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+        images += sorted(p for p in folder.glob("*") if p.suffix.lower() in IMAGE_EXTS)
     return images
 
 
@@ -230,7 +268,9 @@ def synth_scenes(work: Path, count: int, seed: int) -> list[Path]:
             print(f"train: no synthetic scenes ({error}); training on real photos only")
             return []
         print(f"train: rendering {count} synthetic scenes into {out}")
-        generate(out, count, seed, workers=1)  # a line of progress per tenth
+        # the same files whatever the number of workers; a GPU machine's 16 cores render its
+        # thousands of scenes in a minute rather than ten
+        generate(out, count, seed, workers=max(1, min(os.cpu_count() or 1, 16)))  # a line of progress per tenth
     return sorted(images.glob("*.jpg"))
 
 

@@ -1,0 +1,71 @@
+#!/bin/bash
+# One training call on a lent GPU machine (the `device` tool's `run`), from the repository root.
+#
+# Prepared here first (models/README.md, "Training on a lent GPU machine"):
+#   mahjong-lens pack --out .bundle/data --also-train datasets/also_train_red_table_set.txt
+#   the three wheels ultralytics needs there, in .whl (pip download, as the README says)
+# Then, with carry [".bundle", ".whl"] and a timeout that leaves a minute to spare:
+#   STAGES="detector classifier" DETECTOR_MINUTES=4 CLASSIFIER_MINUTES=3 bash vision/device_train.sh
+#
+# Each stage runs the shipped line from the shipped weights (steps 16 and 17 of the model card)
+# on the packed data, with the synthetic scenes rendered there, and leaves its weights, log and
+# results in $OUT.  Nothing is published to models/: measure the weights here first.
+set -o pipefail
+OUT=${OUT:-/tmp/device-out}
+WORK=${WORK:-/tmp/mahjong-lens-work}
+mkdir -p "$OUT" "$WORK"
+started=$(date +%s)
+say() { echo "device_train [$(( $(date +%s) - started )) s]: $*"; }
+
+# ultralytics (pure Python wheels) beside the machine's own torch; polars is stood in for by
+# vision/train.py.  Our package without its dependencies: the machine has numpy, opencv,
+# onnxruntime and torch, and training needs nothing else of ours.
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { say "the wheels in .whl did not install"; exit 1; }
+export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . \
+    || { say "mahjong-lens did not install"; exit 1; }
+export MAHJONG_LENS_DATA=$PWD/.bundle/data YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
+[ -f "$MAHJONG_LENS_DATA/PACKED.txt" ] || { say "no packed data in $MAHJONG_LENS_DATA (mahjong-lens pack)"; exit 1; }
+cat "$MAHJONG_LENS_DATA/PACKED.txt"
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
+python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.cuda.is_available())"
+DEVICE=${DEVICE:-0}
+train() { python3 -m mahjong_lens.cli train "$@"; }
+# the console (whose last 12,000 characters come back) without the progress bars; the logs keep all
+quiet() { tr '\r' '\n' | grep -av "it/s\|s/it\|img/s\|Caching images" || true; }
+
+for stage in ${STAGES:-detector}; do
+    say "$stage"
+    case $stage in
+    detector)
+        # step 16's line: synthetic scenes, screen captures, the quarter-turned real rows and
+        # trays, the blue mat's train/ photos
+        train --stage detector --init models/tile_detector.pt --work "$WORK/detector" \
+            --synth "${DETECTOR_SYNTH:-3000}" --screens "${SCREENS:-300}" --seed "${SEED:-5}" --turned --with-set riichi-bluemat \
+            --lr0 "${DETECTOR_LR:-0.0005}" --epochs "${DETECTOR_EPOCHS:-40}" --time-budget "${DETECTOR_MINUTES:-4}" \
+            --device "$DEVICE" --batch "${DETECTOR_BATCH:-64}" --workers "${WORKERS:-12}" --no-publish \
+            2>&1 | tee "$OUT/detector.log" | quiet
+        [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the detector run failed (detector.log)"; exit 1; }
+        weights=$WORK/detector/runs/detector/weights
+        cp "$weights/best.pt" "$OUT/tile_detector.pt" && cp "$WORK/detector/runs/detector/results.csv" "$OUT/detector-results.csv"
+        ;;
+    classifier)
+        # step 17's line for the first classifier
+        train --stage classifier --init models/tile_classifier.pt --work "$WORK/classifier" --crop-detector models \
+            --not-a-tile --real-copies 3 --slant 20 --balance --imgsz 96 --synth "${CLASSIFIER_SYNTH:-2000}" \
+            --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}" --erasing 0.1 --lr0 "${CLASSIFIER_LR:-0.0002}" \
+            --epochs "${CLASSIFIER_EPOCHS:-10}" --time-budget "${CLASSIFIER_MINUTES:-3}" \
+            --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1 \
+            --device "$DEVICE" --batch "${CLASSIFIER_BATCH:-256}" --workers "${WORKERS:-12}" --no-publish \
+            2>&1 | tee "$OUT/classifier.log" | quiet
+        [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the classifier run failed (classifier.log)"; exit 1; }
+        weights=$WORK/classifier/runs/classifier/weights
+        cp "$weights/best.pt" "$OUT/tile_classifier.pt" && cp "$WORK/classifier/runs/classifier/results.csv" "$OUT/classifier-results.csv"
+        ;;
+    *)
+        say "unknown stage $stage (detector, classifier)"; exit 2 ;;
+    esac
+done
+ls -la "$OUT"
+say "done"
