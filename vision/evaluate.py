@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from mahjong_lens.datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
-from mahjong_lens.datasets.real import inflated_boxes, pixel_box, read_yolo_labels
+from mahjong_lens.datasets.real import IMAGE_EXTS, inflated_boxes, pixel_box, read_yolo_labels
 from mahjong_lens.rules.tiles import is_red, plain
 from mahjong_lens.vision.detections import TileDetection, iou, turned_boxes  # noqa: F401 (iou: evaluate's API)
 
@@ -39,7 +39,6 @@ UNREAD_KINDS = ("read as another tile", "box off the label", "box of another lab
 #: 0.3-0.5); it is a second box on a tile read right; it lies on no label (an unlabelled
 #: tile around the labelled ones, or nothing)
 FALSE_KINDS = ("another tile's label", "off a label", "second box", "on no label")
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 # The peer's 34 class names -> ours (its honours are Japanese readings).
 PEER_NAMES = {"tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z",
               "haku": "5z", "hatsu": "6z", "chun": "7z"}
@@ -206,7 +205,7 @@ def labelled_images(folder: Path, dev_only: bool = False) -> list[tuple[str, Pat
         set_name = image_dir.parent.parent.name if image_dir.parent.name in ("train", "valid", "test") \
             else image_dir.parent.name
         for image in sorted(image_dir.iterdir()):
-            if image.suffix.lower() not in IMAGE_SUFFIXES:
+            if image.suffix.lower() not in IMAGE_EXTS:
                 continue
             if dev_only and not is_dev_photo(image.name):
                 continue
