@@ -63,8 +63,17 @@ for stage in ${STAGES:-detector}; do
         weights=$WORK/classifier/runs/classifier/weights
         cp "$weights/best.pt" "$OUT/tile_classifier.pt" && cp "$WORK/classifier/runs/classifier/results.csv" "$OUT/classifier-results.csv"
         ;;
+    speed)
+        # the shipped weights read with PyTorch on the GPU (the model card's "seconds per photo,
+        # GPU"), over the packed development trays and hand rows; the same on the CPU beside it
+        for where in cuda:0 cpu; do
+            MAHJONG_LENS_DEVICE=$where python3 -m mahjong_lens.cli eval --dev \
+                --data "$MAHJONG_LENS_DATA/real/riichi-tray/train" "$MAHJONG_LENS_DATA/real/chinese-mixed/train" \
+                2>&1 | tee "$OUT/speed-${where%%:*}.log" | grep -a "source\|tray\|hand-rows \|^  all"
+        done
+        ;;
     *)
-        say "unknown stage $stage (detector, classifier)"; exit 2 ;;
+        say "unknown stage $stage (detector, classifier, speed)"; exit 2 ;;
     esac
 done
 ls -la "$OUT"
