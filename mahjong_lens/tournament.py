@@ -163,7 +163,9 @@ def run_tournament(args: argparse.Namespace) -> int:
 def _schedule(args: argparse.Namespace) -> None:
     schedule = make_schedule(_players(args), args.rounds, args.seed)
     if args.json:
-        print(json.dumps({**schedule.to_dict(), "repeats": [list(r) for r in schedule.repeats()]}, indent=2,
+        print(json.dumps({**schedule.to_dict(), "repeats": [list(r) for r in schedule.repeats()],
+                          "second_meetings": schedule.second_meetings(),
+                          "fewest_second_meetings": schedule.fewest_second_meetings()}, indent=2,
                          ensure_ascii=False))
     else:
         _print_schedule(schedule, args.by)
@@ -184,5 +186,4 @@ def _print_schedule(schedule, by: str) -> None:
     if repeats:
         pairs = "; ".join(f"{a} & {b} {n}x" for a, b, n in repeats)
         print(f"{len(repeats)} pair(s) meet more than once: {pairs}")
-    else:
-        print("no two players meet twice")
+    print(schedule.repeats_in_words())

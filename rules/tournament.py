@@ -88,6 +88,25 @@ class Schedule:
                if times > 1]
         return sorted(out, key=lambda item: (-item[2], order[item[0]], order[item[1]]))
 
+    def second_meetings(self) -> int:
+        """Meetings of pairs that had met before: a pair that meets m times counts m - 1."""
+        return sum(times - 1 for times in self.meetings().values())
+
+    def fewest_second_meetings(self) -> int:
+        """How many of those no schedule of as many players over as many rounds avoids."""
+        return fewest_second_meetings(len(self.players), len(self.rounds))
+
+    def repeats_in_words(self) -> str:
+        """For the organiser: how many meetings repeat, against how few must."""
+        again, fewest = self.second_meetings(), self.fewest_second_meetings()
+        if not again:
+            return "no two players meet twice"
+        said = f"{again} meeting(s) of players who met before"
+        if fewest:
+            return (f"{said}; no schedule of {len(self.players)} players over {len(self.rounds)} rounds "
+                    f"has fewer than {fewest}")
+        return f"{said}; a schedule with none may exist: draw again with another seed"
+
     def for_player(self, player: str) -> list[tuple[int, int, str]]:
         """(round, table, starting wind) of each round for one player."""
         out = []
@@ -130,6 +149,26 @@ def check_players(players: Iterable[str]) -> tuple[str, ...]:
             f"players (the rules have no byes or tables of three), so add {short} more "
             f"(reserves) or take {len(names) % 4} out")
     return names
+
+
+def fewest_second_meetings(players: int, rounds: int) -> int:
+    """How many meetings of a pair that met before no schedule of `players` over `rounds` can
+    avoid (a lower bound, ``Schedule.second_meetings``), the larger of two counts:
+
+    - each player sits with 3 opponents a round, 3 x rounds in all, among players - 1 others:
+      the excess is a meeting again, and each such meeting is counted by both its players;
+    - with fewer than four tables, a table of a later round takes its four players from the
+      first round's tables, so some of them sat together then (two tables: two pairs at best).
+    """
+    tables = players // 4
+    if tables < 1 or rounds < 2:
+        return 0
+    excess = max(0, 3 * rounds - (players - 1))
+    by_count = math.ceil(players * excess / 2)
+    # the four seats of a table shared as evenly as can be over the first round's tables
+    shares = [4 // tables + (1 if k < 4 % tables else 0) for k in range(tables)]
+    together = sum(n * (n - 1) // 2 for n in shares)
+    return max(by_count, (rounds - 1) * tables * together)
 
 
 def make_schedule(players: Sequence[str], rounds: int, seed: int | None = None) -> Schedule:

@@ -5,8 +5,9 @@ from collections import Counter
 
 import pytest
 
-from mahjong_lens.rules.tournament import (Schedule, Slip, TournamentError, check_slip, make_schedule, running_totals,
-                              slip_from_dict, slip_payments, slip_transfers, standings)
+from mahjong_lens.rules.tournament import (Schedule, Slip, TournamentError, check_slip, fewest_second_meetings,
+                                           make_schedule, running_totals, slip_from_dict, slip_payments,
+                                           slip_transfers, standings)
 
 EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hans"]
 
@@ -51,6 +52,39 @@ def test_where_repeats_cannot_be_avoided_the_schedule_keeps_them_few():
     for seed in (0, 1, 2):
         repeats = make_schedule([f"P{k}" for k in range(28)], 7, seed=seed).repeats()
         assert len(repeats) <= 5 and all(times == 2 for *_, times in repeats)
+
+
+@pytest.mark.parametrize("players, rounds, fewest", [
+    (20, 7, 20),   # each meets 21 opponents, 19 others play: 2 again each, 20 in all
+    (8, 2, 4),     # two tables: a later table takes two of each of round 1's, two pairs each
+    (12, 3, 6),    # three tables: one pair a table, 3 a round after the first
+    (8, 4, 20),    # the count (12 opponents among 7) outweighs the tables (3 x 2 x 2)
+    (4, 3, 12),    # one table: all six pairs again every round
+    (16, 5, 0),    # every pair once: a schedule without repeats exists (the affine plane)
+    (16, 4, 0), (28, 7, 0), (20, 1, 0)])
+def test_the_fewest_repeat_meetings_any_schedule_has(players, rounds, fewest):
+    assert fewest_second_meetings(players, rounds) == fewest
+
+
+@pytest.mark.parametrize("players, rounds", [(8, 2), (8, 3), (12, 3), (12, 4), (20, 7), (24, 9)])
+def test_no_schedule_has_fewer_repeat_meetings_than_the_bound(players, rounds):
+    for seed in (0, 1):
+        schedule = make_schedule([f"P{k}" for k in range(players)], rounds, seed=seed)
+        assert schedule.second_meetings() >= schedule.fewest_second_meetings() == \
+            fewest_second_meetings(players, rounds)
+    # where the bound is reached, the organiser is told the schedule cannot be bettered
+    eight = make_schedule(EIGHT, 2, seed=1)
+    assert eight.second_meetings() == 4 and eight.repeats_in_words() == (
+        "4 meeting(s) of players who met before; no schedule of 8 players over 2 rounds has fewer than 4")
+
+
+def test_repeats_that_a_redraw_may_avoid_are_said_so():
+    names = [f"P{k}" for k in range(16)]
+    tables = tuple(tuple(names[k:k + 4]) for k in range(0, 16, 4))
+    again = Schedule(tuple(names), (tables, tables))  # the same tables twice: 24 pairs again
+    assert again.second_meetings() == 24 and again.fewest_second_meetings() == 0
+    assert again.repeats_in_words().endswith("a schedule with none may exist: draw again with another seed")
+    assert make_schedule(names, 3, seed=1).repeats_in_words() == "no two players meet twice"
 
 
 def test_starting_winds_are_spread():
@@ -196,6 +230,7 @@ def test_the_schedule_command_prints_tables_players_and_repeats(capsys, tmp_path
     assert main(["tournament", "schedule", "--players", ",".join(EIGHT), "--rounds", "2", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert out.count("table 1:") == 2 and "Round 2" in out and "4 pair(s) meet more than once" in out
+    assert "no schedule of 8 players over 2 rounds has fewer than 4" in out
     assert main(["tournament", "schedule", "--count", "16", "--rounds", "3", "--by", "player"]) == 0
     out = capsys.readouterr().out
     assert out.count("R3: table") == 16 and "no two players meet twice" in out

@@ -30,6 +30,12 @@ def _error(page: str) -> str:
     return found.group(1) if found else ""
 
 
+def test_the_page_says_how_few_repeat_meetings_these_numbers_allow(client):
+    page = client.get(f"/tournament/{_new(client)}").text  # 8 players over 2 rounds
+    assert "some players meet more than once" in page
+    assert "no schedule of 8 players over 2 rounds has fewer than 4" in page
+
+
 def test_a_slip_typed_on_the_page_is_paid_out_and_ranked(client):
     tournament = _new(client)
     seats = _seats(client, tournament, 1, 1, 1)

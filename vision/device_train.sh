@@ -31,9 +31,19 @@ cat "$MAHJONG_LENS_DATA/PACKED.txt"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
 python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.cuda.is_available())"
 DEVICE=${DEVICE:-0}
-train() { python3 -m mahjong_lens.cli train "$@"; }
 # the console (whose last 12,000 characters come back) without the progress bars; the logs keep all
 quiet() { tr '\r' '\n' | grep -av "it/s\|s/it\|img/s\|Caching images" || true; }
+# train STAGE WEIGHTS_FILE ARGS...: one `mahjong-lens train` run; its best weights and
+# results.csv into $OUT, nothing published
+train() {
+    local stage=$1 file=$2
+    shift 2
+    python3 -m mahjong_lens.cli train --stage "$stage" --work "$WORK/$stage" --device "$DEVICE" \
+        --workers "${WORKERS:-12}" --no-publish "$@" 2>&1 | tee "$OUT/$stage.log" | quiet
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the $stage run failed ($stage.log)"; exit 1; }
+    cp "$WORK/$stage/runs/$stage/weights/best.pt" "$OUT/$file"
+    cp "$WORK/$stage/runs/$stage/results.csv" "$OUT/$stage-results.csv"
+}
 
 for stage in ${STAGES:-detector}; do
     say "$stage"
@@ -41,27 +51,19 @@ for stage in ${STAGES:-detector}; do
     detector)
         # step 16's line: synthetic scenes, screen captures, the quarter-turned real rows and
         # trays, the blue mat's train/ photos
-        train --stage detector --init models/tile_detector.pt --work "$WORK/detector" \
-            --synth "${DETECTOR_SYNTH:-3000}" --screens "${SCREENS:-300}" --seed "${SEED:-5}" --turned --with-set riichi-bluemat \
-            --lr0 "${DETECTOR_LR:-0.0005}" --epochs "${DETECTOR_EPOCHS:-40}" --time-budget "${DETECTOR_MINUTES:-4}" \
-            --device "$DEVICE" --batch "${DETECTOR_BATCH:-64}" --workers "${WORKERS:-12}" --no-publish \
-            2>&1 | tee "$OUT/detector.log" | quiet
-        [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the detector run failed (detector.log)"; exit 1; }
-        weights=$WORK/detector/runs/detector/weights
-        cp "$weights/best.pt" "$OUT/tile_detector.pt" && cp "$WORK/detector/runs/detector/results.csv" "$OUT/detector-results.csv"
+        train detector tile_detector.pt --init models/tile_detector.pt \
+            --synth "${DETECTOR_SYNTH:-3000}" --screens "${SCREENS:-300}" --seed "${SEED:-5}" --turned \
+            --with-set riichi-bluemat --lr0 "${DETECTOR_LR:-0.0005}" --epochs "${DETECTOR_EPOCHS:-40}" \
+            --time-budget "${DETECTOR_MINUTES:-4}" --batch "${DETECTOR_BATCH:-64}"
         ;;
     classifier)
         # step 17's line for the first classifier
-        train --stage classifier --init models/tile_classifier.pt --work "$WORK/classifier" --crop-detector models \
+        train classifier tile_classifier.pt --init models/tile_classifier.pt --crop-detector models \
             --not-a-tile --real-copies 3 --slant 20 --balance --imgsz 96 --synth "${CLASSIFIER_SYNTH:-2000}" \
-            --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}" --erasing 0.1 --lr0 "${CLASSIFIER_LR:-0.0002}" \
-            --epochs "${CLASSIFIER_EPOCHS:-10}" --time-budget "${CLASSIFIER_MINUTES:-3}" \
-            --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1 \
-            --device "$DEVICE" --batch "${CLASSIFIER_BATCH:-256}" --workers "${WORKERS:-12}" --no-publish \
-            2>&1 | tee "$OUT/classifier.log" | quiet
-        [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the classifier run failed (classifier.log)"; exit 1; }
-        weights=$WORK/classifier/runs/classifier/weights
-        cp "$weights/best.pt" "$OUT/tile_classifier.pt" && cp "$WORK/classifier/runs/classifier/results.csv" "$OUT/classifier-results.csv"
+            --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}" --erasing 0.1 \
+            --lr0 "${CLASSIFIER_LR:-0.0002}" --epochs "${CLASSIFIER_EPOCHS:-10}" \
+            --time-budget "${CLASSIFIER_MINUTES:-3}" --batch "${CLASSIFIER_BATCH:-256}" \
+            --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1
         ;;
     speed)
         # the shipped weights read with PyTorch on the GPU (the model card's "seconds per photo,

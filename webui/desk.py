@@ -70,6 +70,7 @@ class TournamentDesk:
         return {"id": tournament, "name": self.store.name(tournament),
                 "players": list(schedule.players), "seed": schedule.seed,
                 "rounds": _rounds(schedule), "repeats": schedule.repeats(),
+                "repeats_in_words": schedule.repeats_in_words(),
                 "by_player": [{"player": player, "rounds": [
                     {"round": r, "table": t, "wind": w, "wind_name": WIND_NAMES[w]}
                     for r, t, w in schedule.for_player(player)]} for player in schedule.players],
