@@ -58,3 +58,50 @@ def test_the_real_hands_benchmark_tells_a_hand_that_could_win_from_one_that_cann
     assert could_win(tiles("123m456p789s111z55z1f"))           # a flower is no part of it
     assert not could_win(tiles("147m258p369s12345z"))          # fourteen odd tiles: no win
     assert not could_win(tiles("147m258p369s1234z"))           # thirteen, one short of nothing
+
+
+SYNTHETIC_OUTPUT = """synthetic hands in clear view (seed 2000, camera >= 55 deg above the table)
+                              hands  tiles right  read exactly
+  all                            60    34  56.7%     33  55.0%
+  elevation < 70 deg             28    15  53.6%     14  50.0%
+  with melds                     40    22  55.0%     21  52.5%
+tiles of the hands found: recall 0.895 (750/838), precision 0.954 (750/786)
+"""
+
+REAL_OUTPUT = """hand photos: 68
+hand read exactly (tiles of the hand found = the labelled hand): 54/68 = 0.794
+the same, flowers and seasons aside (none scores them): 59/68 = 0.868
+the same against every label (discards labelled too):  48/68 = 0.706
+"""
+
+
+def test_the_model_comparison_reads_the_benchmarks_figures():
+    compare = _load("compare_models")
+    assert compare.synthetic_figures(SYNTHETIC_OUTPUT) == {"hands": 60, "exact": 33, "melds": 21}
+    assert compare.synthetic_figures("no table here") == {}
+    assert compare.real_hand_figures(REAL_OUTPUT) == {"hands": 68, "exact": 54, "flowers aside": 59}
+
+
+def test_the_model_comparison_marks_every_figure_the_candidate_drops():
+    compare = _load("compare_models")
+    source = {"images": 33, "recall": 0.978, "precision": 0.961, "exact": 24}
+    baseline = {"eval": {"riichi-bluemat": source, "all": dict(source, images=381, exact=305)},
+                "synthetic seed 2000": {"hands": 60, "exact": 33, "melds": 21}}
+    candidate = {"eval": {"riichi-bluemat": dict(source, precision=0.975, exact=26),  # better
+                          "all": dict(source, images=381, exact=304)},                # one photo fewer
+                 "synthetic seed 2000": {"hands": 60, "exact": 40, "melds": 20}}      # melds drop
+    table = {row[0]: row for row in compare.rows(baseline, candidate)}
+    bluemat = table["riichi-bluemat valid/"]
+    assert bluemat[1:4] == ("0.978 / 0.961, 24/33", "0.978 / 0.975, 26/33", ">= 0.97 (issue 31)")
+    assert not bluemat[4]
+    assert table["valid/ all"][4]
+    synthetic = table["synthetic seed 2000 (exact, melds)"]
+    assert synthetic[1:3] == ("33 / 21 of 60", "40 / 20 of 60") and synthetic[4]
+    assert "48 of 60" in synthetic[3]
+
+
+def test_the_model_comparison_needs_weights_to_compare(tmp_path, capsys):
+    compare = _load("compare_models")
+    (tmp_path / "empty").mkdir()
+    assert compare.main(["--candidate", str(tmp_path / "empty"), "--work", str(tmp_path / "work")]) == 2
+    assert "holds none of tile_detector.pt" in capsys.readouterr().err
