@@ -70,6 +70,22 @@ def turned(image: np.ndarray, boxes: list, degrees: float) -> tuple[np.ndarray, 
     return picture, moved
 
 
+def read_given_boxes(reader, image: np.ndarray, boxes: list) -> list:
+    """What the recogniser reports of a photo where the detector found exactly `boxes` (x1y1x2y2),
+    each at confidence 0.9: its classifiers' readings, dropped and joined as ever."""
+    from mahjong_lens.vision.recognizer import crops_read, detections_of
+
+    class GivenBoxes:  # the recogniser with its detector replaced by the given boxes
+        class_names, crop_size, classify = reader.class_names, reader.crop_size, reader.classify
+
+        @staticmethod
+        def boxes(_image):
+            return np.asarray(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9, np.float32)
+
+    found, confidence, probabilities, _ = crops_read(GivenBoxes, image)
+    return detections_of(image, found, confidence, probabilities, reader.class_names, reader.unsure_box)
+
+
 def hand_found(boxes: list, hand_meta: dict, detections: list) -> HandLayout | None:
     """The layout's hand that holds most of the rendered hand's tiles (by box centre)."""
     mine = [b.box for b in boxes if b.player == hand_meta["player"] and b.group in ("concealed", "win", "meld")]
@@ -97,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the hand's concealed tiles in one row or two, one behind the other")
     parser.add_argument("--truth", action="store_true",
                         help="lay out the true boxes (every labelled tile read right): the layout alone")
+    parser.add_argument("--true-boxes", action="store_true",
+                        help="the classifiers read the true boxes (the detector made perfect): with the "
+                             "plain run and --truth, what the detector, the classifiers and the layout each lose")
     parser.add_argument("--turn-boxes", type=int, choices=(0, 90, 180, 270), default=0,
                         help="read the photo as it is, then turn the boxes read (and the labels) by this "
                              "many degrees: the layout alone under a turn, which should read the same "
@@ -131,8 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.turn:
             image, boxes = turned(image, boxes, args.turn)
         started = time.perf_counter()
-        detections = ([TileDetection(b.tile, b.box, 1.0) for b in boxes] if reader is None
-                      else reader.detect(image))
+        if reader is None:
+            detections = [TileDetection(b.tile, b.box, 1.0) for b in boxes]
+        elif args.true_boxes:
+            detections = read_given_boxes(reader, image, [b.box for b in boxes])
+        else:
+            detections = reader.detect(image)
         if args.turn_boxes:
             _, detections = turned(image, detections, args.turn_boxes)
             image, boxes = turned(image, boxes, args.turn_boxes)
@@ -151,6 +174,17 @@ def main(argv: list[str] | None = None) -> int:
                     "tiles " + band(camera["tile_px"], (30, 45), "px wide")]
         if hand_meta["melds"]:
             features.append("with melds")
+        # the camera effects drawn (datasets.render.apply_light): how much of what is lost is
+        # a photo blurred past reading rather than the reader
+        effects = scene.meta.get("effects", {})
+        features.append({"none": "blur: none", "focus": "blur: out of focus",
+                         "shake": "blur: hand shake"}.get(effects.get("blur"), "blur: none"))
+        if effects.get("blur") == "shake" and effects.get("blur_px", 0) >= camera["tile_px"] / 3:
+            features.append("shake streak >= 1/3 tile")
+        if effects.get("zoom", 1.0) < 1.0:
+            features.append("digital zoom")
+        if effects.get("noise", 0) >= 7:
+            features.append("heavy noise (sigma >= 7)")
         for key in features:
             tally[key][0] += 1
             tally[key][1] += tiles_ok
@@ -166,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"synthetic hands in clear view (seed {args.seed}, camera >= {args.min_elevation:g} deg above the table"
           f"{f', turned {args.turn:g} deg' if args.turn else ''}{', in two rows' if args.rows == 2 else ''}"
           f"{f', the boxes read turned {args.turn_boxes:g} deg' if args.turn_boxes else ''}"
-          f"{', the true boxes laid out' if args.truth else ''})")
+          f"{', the true boxes laid out' if args.truth else ''}"
+          f"{', the true boxes read by the classifiers' if args.true_boxes else ''})")
     print(f"  {'':<26} {'hands':>6} {'tiles right':>12} {'read exactly':>13}")
     for key in sorted(tally, key=lambda k: (k != "all", k)):
         n, tiles_ok, exact = tally[key]

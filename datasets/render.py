@@ -557,8 +557,12 @@ def render_table(rng: np.random.Generator, cam: Camera, img: np.ndarray, centre,
 # --------------------------------------------------------------------------- camera effects
 
 
-def apply_light(rng: np.random.Generator, img: np.ndarray, ids: np.ndarray, tile_px: float) -> np.ndarray:
-    """Uneven light, cast shadows, glare, colour cast, blur and sensor noise."""
+def apply_light(rng: np.random.Generator, img: np.ndarray, ids: np.ndarray, tile_px: float,
+                applied: dict | None = None) -> np.ndarray:
+    """Uneven light, cast shadows, glare, colour cast, blur and sensor noise; `applied`, where
+    given, receives how much blur, zoom and noise were drawn (the draws are the same either
+    way, so a seed renders the same photo)."""
+    applied = {} if applied is None else applied
     H, W = img.shape[:2]
     gs = 24
     yy, xx = np.mgrid[0:gs, 0:gs].astype(np.float32) / (gs - 1) - 0.5
@@ -596,10 +600,14 @@ def apply_light(rng: np.random.Generator, img: np.ndarray, ids: np.ndarray, tile
     # blur: focus, hand shake (kept mild for small tiles, whose faces it would erase)
     bmax = float(np.clip(tile_px / 30.0, 0.4, 2.0))
     r = rng.random()
+    applied.update(blur="none", blur_px=0.0, zoom=1.0)
     if r < 0.45:
-        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, bmax))
+        sigma = rng.uniform(0.3, bmax)
+        f = cv2.GaussianBlur(f, (0, 0), sigma)
+        applied.update(blur="focus", blur_px=round(float(sigma), 2))
     elif r < 0.6:
         ln = int(rng.uniform(2, 2 + 4 * bmax))
+        applied.update(blur="shake", blur_px=float(2 * ln + 1))  # the streak's length
         ker = np.zeros((ln * 2 + 1, ln * 2 + 1), np.float32)
         a = rng.uniform(0, np.pi)
         cv2.line(ker, (int(ln - ln * math.cos(a)), int(ln - ln * math.sin(a))),
@@ -607,9 +615,11 @@ def apply_light(rng: np.random.Generator, img: np.ndarray, ids: np.ndarray, tile
         f = cv2.filter2D(f, -1, ker / ker.sum())
     if rng.random() < 0.12 and tile_px > 30:  # a small sensor or digital zoom
         s = rng.uniform(0.45, 0.8)
+        applied["zoom"] = round(float(s), 2)
         small = cv2.resize(f, (max(8, int(W * s)), max(8, int(H * s))), interpolation=cv2.INTER_AREA)
         f = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
     sigma = rng.uniform(0.5, 7.0) if rng.random() < 0.85 else rng.uniform(7, 14)
+    applied["noise"] = round(float(sigma), 2)
     f += noise_crop(rng, H, W) * sigma
     np.clip(f, 0, 255, out=f)
     return f.astype(np.uint8)

@@ -718,8 +718,9 @@ def render_scene_full(
             tb.cls = class_index(tb.tile)
         tiles_out.append(tb)
     # ---- camera effects
+    applied: dict = {}
     if effects:
-        img = R.apply_light(rng, img, ids, tile_px)
+        img = R.apply_light(rng, img, ids, tile_px, applied)
     if pad is not None:
         canvas = np.full((out_h, out_w, 3), pad, np.uint8)
         canvas[oy : oy + ch, ox : ox + cw] = img
@@ -744,6 +745,7 @@ def render_scene_full(
         "hands": builder.hands,
         "dead_wall": builder.dead_wall,
         "jpeg_quality": int(rng.integers(35, 96)) if effects else 95,
+        "effects": applied,  # the blur, zoom and noise drawn (render.apply_light)
     }
     return SceneResult(img, boxes, tiles_out, meta, ids)
 

@@ -105,3 +105,23 @@ def test_the_model_comparison_needs_weights_to_compare(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert compare.main(["--candidate", str(tmp_path / "empty"), "--work", str(tmp_path / "work")]) == 2
     assert "holds none of tile_detector.pt" in capsys.readouterr().err
+
+
+def test_the_synthetic_benchmark_reads_given_boxes_as_the_recogniser_would():
+    import numpy as np
+    benchmark = _load("scan_synthetic_hands")
+    names = ["1m", "2m", "none"]
+
+    class Reader:  # classifiers that call a box 1m where its crop is bright, else no tile
+        class_names, crop_size, unsure_box = names, 32, (0.5, 0.5)
+
+        @staticmethod
+        def classify(crops):
+            return np.array([[0.9, 0.1, 0.0] if crop.mean() > 128 else [0.0, 0.05, 0.95] for crop in crops],
+                            np.float32)
+
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[20:80, 20:60] = 255  # a bright tile; the second box lies on dark felt
+    found = benchmark.read_given_boxes(Reader, image, [(20, 20, 60, 80), (150, 100, 190, 160)])
+    assert [(d.tile, tuple(round(v) for v in d.box)) for d in found] == [("1m", (20, 20, 60, 80))]
+    assert found[0].confidence == pytest.approx(0.9 * 0.9)

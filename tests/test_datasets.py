@@ -376,3 +376,27 @@ def test_progress_on_a_terminal_rewrites_one_line():
     for _ in range(3):
         bar.update()
     assert screen.getvalue().count("\n") == 1 and screen.getvalue().startswith("\rsynth [")
+
+
+def test_the_camera_effects_drawn_are_recorded_and_change_nothing():
+    from mahjong_lens.datasets import render
+    picture = np.random.default_rng(0).integers(0, 255, (96, 128, 3), dtype=np.uint8)
+    ids = np.zeros((96, 128), np.uint16)
+    seen = []
+    for seed in range(40):
+        plain = render.apply_light(np.random.default_rng(seed), picture, ids, 40.0)
+        applied: dict = {}
+        recorded = render.apply_light(np.random.default_rng(seed), picture, ids, 40.0, applied)
+        assert np.array_equal(plain, recorded)  # recording draws nothing more
+        assert set(applied) == {"blur", "blur_px", "zoom", "noise"} and applied["noise"] > 0
+        assert (applied["blur"] == "none") == (applied["blur_px"] == 0)
+        seen.append(applied["blur"])
+    assert {"none", "focus", "shake"} <= set(seen)  # every kind of blur turns up in 40 photos
+
+
+@needs_art
+def test_a_scenes_meta_says_which_effects_it_was_given(styles):
+    scene = synth.render_scene_full(synth.scene_rng(2000, 3), 320, styles=styles, kind="hand")
+    assert scene.meta["effects"]["blur"] in ("none", "focus", "shake")
+    clean = synth.render_scene_full(synth.scene_rng(2000, 3), 320, styles=styles, kind="hand", effects=False)
+    assert clean.meta["effects"] == {}
