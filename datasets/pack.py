@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-import subprocess
-
 import cv2
+import numpy as np
 
 from mahjong_lens.datasets.art import default_data_dir
 from mahjong_lens.datasets.real import IMAGE_EXTS
+
 # the sets `train` reads (vision.train.REAL_SETS and the --with-set a run names)
 DEFAULT_SETS = ("chinese-mixed", "riichi-tray", "riichi-bluemat")
 # what one call to a lent GPU machine carries: the working tree that git does not ignore and
@@ -58,10 +59,11 @@ def travelling_mib(repo: Path = REPO, out: Path | None = None) -> float:
 
 
 def folder_mib(folder: Path) -> float:
+    """MiB of the files under `folder` (0 where there is none)."""
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20 if folder.is_dir() else 0.0
 
 
-def shrunk(image, side: int):
+def shrunk(image: np.ndarray, side: int) -> np.ndarray:
     """`image` with its long side at most `side` px (never enlarged)."""
     scale = side / max(image.shape[:2])
     if scale >= 1:
