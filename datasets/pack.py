@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -111,7 +112,7 @@ def listed_photos(listing: Path, data_dir: Path) -> list[Path]:
 
 def pack(data_dir: Path, out: Path, sets: tuple[str, ...] = DEFAULT_SETS, every: dict[str, int] | None = None,
          side: int = 512, quality: int = 65, art_side: int = 160, also_train: Path | None = None,
-         progress=print) -> dict[str, int]:
+         progress: Callable[[str], None] = print) -> dict[str, int]:
     """Write the compact copy of `data_dir` into `out` (emptied first); returns bytes per part."""
     every = every or {}
     if out.exists():
