@@ -5,7 +5,8 @@
 #   mahjong-lens pack --out .bundle/data --also-train datasets/also_train_red_table_set.txt
 #   the three wheels ultralytics needs there, in .whl (pip download, as the README says)
 # Then, with carry [".bundle", ".whl"] and a timeout that leaves a minute to spare:
-#   STAGES="detector classifier" DETECTOR_MINUTES=4 CLASSIFIER_MINUTES=3 bash vision/device_train.sh
+#   STAGES=detector DETECTOR_MINUTES=5 bash vision/device_train.sh          (about 7 minutes)
+#   STAGES=classifier CLASSIFIER_MINUTES=3 bash vision/device_train.sh      (a second call, if time is left)
 #
 # Each stage runs the shipped line from the shipped weights (steps 16 and 17 of the model card)
 # on the packed data, with the synthetic scenes rendered there, and leaves its weights, log and
@@ -24,6 +25,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
     || { say "the wheels in .whl did not install"; exit 1; }
 export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . \
+    || python3 -m pip install -q --no-index --no-deps --no-build-isolation --target /tmp/site . \
     || { say "mahjong-lens did not install"; exit 1; }
 export MAHJONG_LENS_DATA=$PWD/.bundle/data YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
 [ -f "$MAHJONG_LENS_DATA/PACKED.txt" ] || { say "no packed data in $MAHJONG_LENS_DATA (mahjong-lens pack)"; exit 1; }
