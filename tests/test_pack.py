@@ -136,3 +136,11 @@ def test_polars_stand_in_leaves_a_real_polars_alone(monkeypatch) -> None:
     real = pytest.importorskip("polars")
     train.polars_stand_in()
     assert sys.modules["polars"] is real
+
+
+def test_training_runs_in_bf16_on_a_gpu_and_full_precision_on_a_cpu():
+    from mahjong_lens.vision.train import training_precision
+    # ultralytics' fp16 would first fetch yolo26n.pt to check itself; bf16 needs no check
+    assert training_precision("0") == "bf16" and training_precision("cuda:0", "bf16") == "bf16"
+    assert training_precision("0", "fp32") is False
+    assert training_precision("cpu") is False and training_precision("cpu", "bf16") is False

@@ -41,6 +41,7 @@ train() {
     local stage=$1 file=$2
     shift 2
     python3 -m mahjong_lens.cli train --stage "$stage" --work "$WORK/$stage" --device "$DEVICE" \
+        --precision "${PRECISION:-bf16}" \
         --workers "${WORKERS:-12}" --no-publish "$@" 2>&1 | tee "$OUT/$stage.log" | quiet
     [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the $stage run failed ($stage.log)"; exit 1; }
     cp "$WORK/$stage/runs/$stage/weights/best.pt" "$OUT/$file"

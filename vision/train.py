@@ -120,6 +120,16 @@ def pick_device(choice: str = "auto") -> str:
     return "0" if torch.cuda.is_available() else "cpu"
 
 
+def training_precision(device: str, chosen: str | None = None) -> str | bool:
+    """ultralytics' `amp` for a run: full precision on a CPU; on a GPU bfloat16 unless `chosen`
+    says "fp32".  Not ultralytics' default fp16: its check of fp16 first fetches a model
+    (yolo26n.pt), and nothing here may download; bf16 needs no check, and Hopper GPUs run it
+    at full speed."""
+    if device == "cpu" or chosen == "fp32":
+        return False
+    return "bf16"
+
+
 # --------------------------------------------------------------------------- labels
 
 # The original photo an image was made from (Roboflow's copies share the part before
@@ -657,6 +667,7 @@ def _train(stage: str, model_cfg: str, data: str, args: argparse.Namespace, **ex
     last = run_dir / "weights" / "last.pt"
     budget_hours = args.time_budget / 60 if args.time_budget else None
     device = pick_device(args.device)
+    precision = training_precision(device, getattr(args, "precision", None))
     started = time.time()
     if getattr(args, "init", None):
         # a new run that starts from given weights (e.g. the shipped model, to train it on
@@ -664,7 +675,7 @@ def _train(stage: str, model_cfg: str, data: str, args: argparse.Namespace, **ex
         print(f"train: new {stage} run from the weights {args.init}")
         YOLO(str(args.init)).train(data=data, epochs=args.epochs, time=budget_hours, device=device,
                                    project=str(run_dir.parent), name=stage, exist_ok=True,
-                                   amp=False, plots=False, seed=args.seed, **extra)
+                                   amp=precision, plots=False, seed=args.seed, **extra)
     elif args.resume and last.exists():
         import torch
         checkpoint = torch.load(last, map_location="cpu", weights_only=False)
@@ -684,11 +695,11 @@ def _train(stage: str, model_cfg: str, data: str, args: argparse.Namespace, **ex
             print(f"train: {stage} run finished; continuing from its best weights ({best})")
             YOLO(str(best)).train(data=data, epochs=args.epochs, time=budget_hours, device=device,
                                   project=str(run_dir.parent), name=stage, exist_ok=True,
-                                  amp=False, plots=False, **extra)
+                                  amp=precision, plots=False, **extra)
     else:
         YOLO(model_cfg).train(data=data, epochs=args.epochs, time=budget_hours, device=device,
                               project=str(run_dir.parent), name=stage, exist_ok=True,
-                              pretrained=False, amp=False, plots=False, seed=args.seed, **extra)
+                              pretrained=False, amp=precision, plots=False, seed=args.seed, **extra)
     minutes = (time.time() - started) / 60
     print(f"train: {stage} finished this session in {minutes:.1f} min; weights in {run_dir / 'weights'}")
     return run_dir / "weights"
@@ -727,6 +738,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--init", default=None,
                         help="start a new run from these weights (e.g. models/tile_classifier.pt)")
     parser.add_argument("--device", default="auto", help="auto, cpu, or a CUDA index")
+    parser.add_argument("--precision", choices=("bf16", "fp32"), default=None,
+                        help="on a GPU: bf16 (the default there) or fp32; a CPU trains in fp32")
     parser.add_argument("--imgsz", type=int, default=None,
                         help="detector: photo size (default 416); classifier: crop size (default 96)")
     parser.add_argument("--batch", type=int, default=None)
