@@ -100,21 +100,13 @@ def write_photo(source: Path, images_out: Path, side: int, quality: int, same_na
     return written
 
 
-def listed_photos(listing: Path, data_dir: Path) -> list[Path]:
-    """The photos a ``--also-train`` list names (paths relative to the data folder)."""
-    photos = []
-    for line in listing.read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            photos.append(data_dir / line)
-    return photos
-
-
 def pack(data_dir: Path, out: Path, sets: tuple[str, ...] = DEFAULT_SETS, every: dict[str, int] | None = None,
          side: int = 512, quality: int = 65, art_side: int = 160, also_train: Path | None = None,
          progress: Callable[[str], None] = print) -> dict[str, int]:
     """Write the compact copy of `data_dir` into `out` (emptied first); returns bytes per part."""
+    from mahjong_lens.vision.train import read_photo_list  # the list as `train --also-train` reads it
     every = every or {}
+    listed = read_photo_list(also_train, data_dir) if also_train is not None else []  # before anything is written
     if out.exists():
         shutil.rmtree(out)
     sizes: dict[str, int] = {}
@@ -133,12 +125,10 @@ def pack(data_dir: Path, out: Path, sets: tuple[str, ...] = DEFAULT_SETS, every:
         sizes[name] = total
     if also_train is not None:
         total = 0
-        for photo in listed_photos(also_train, data_dir):
-            relative = photo.parent.relative_to(data_dir)
-            total += write_photo(photo, out / relative, side, quality, same_name=True)
+        for photo in listed:
+            total += write_photo(photo, out / photo.parent.relative_to(data_dir), side, quality, same_name=True)
         sizes["also-train"] = total
-        shutil.copyfile(also_train, out / also_train.name)
-        progress(f"pack: {len(listed_photos(also_train, data_dir))} --also-train photos, {total / 2**20:.1f} MiB")
+        progress(f"pack: {len(listed)} --also-train photos, {total / 2**20:.1f} MiB")
     crops = data_dir / "real" / "crops"
     if (crops / "labels.csv").exists():
         (out / "real" / "crops" / "images").mkdir(parents=True, exist_ok=True)

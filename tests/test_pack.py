@@ -65,7 +65,7 @@ def test_pack_writes_the_training_layout_smaller(data: Path, tmp_path: Path) -> 
     face = cv2.imread(str(out / "art" / "style1" / "1m.png"), cv2.IMREAD_UNCHANGED)
     assert face.shape == (100, 75, 4) and face[0, 0, 3] == 0  # smaller, transparency kept
     assert set(sizes) == {"chinese-mixed", "riichi-tray", "also-train", "crops", "art"}
-    on_disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.name != "also.txt")
+    on_disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     assert sum(sizes.values()) == on_disk
 
 
@@ -144,3 +144,11 @@ def test_training_runs_in_bf16_on_a_gpu_and_full_precision_on_a_cpu():
     assert training_precision("0") == "bf16" and training_precision("cuda:0", "bf16") == "bf16"
     assert training_precision("0", "fp32") is False
     assert training_precision("cpu") is False and training_precision("cpu", "bf16") is False
+
+
+def test_a_list_naming_a_missing_photo_is_refused_before_anything_is_written(data: Path, tmp_path: Path, capsys):
+    listing = tmp_path / "listing.txt"
+    listing.write_text("real/chinese-mixed/valid/images/no-such-photo.jpg\n")
+    out = tmp_path / "bundle"
+    assert packing.run(_args(data, out, also_train=str(listing))) == 2
+    assert "no photo with labels at" in capsys.readouterr().err and not out.exists()
