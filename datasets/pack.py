@@ -40,6 +40,7 @@ DEFAULT_SETS = ("chinese-mixed", "riichi-tray", "riichi-bluemat")
 CARRIED_MIB = 64.0
 MARGIN_MIB = 2.0  # for the commits between packing and the call
 REPO = Path(__file__).resolve().parent.parent
+PACK_CONTENTS = {"real", "art", "PACKED.txt"}  # what a pack writes at its top
 
 
 def travelling_mib(repo: Path = REPO, out: Path | None = None) -> float:
@@ -103,11 +104,17 @@ def write_photo(source: Path, images_out: Path, side: int, quality: int, same_na
 def pack(data_dir: Path, out: Path, sets: tuple[str, ...] = DEFAULT_SETS, every: dict[str, int] | None = None,
          side: int = 512, quality: int = 65, art_side: int = 160, also_train: Path | None = None,
          progress: Callable[[str], None] = print) -> dict[str, int]:
-    """Write the compact copy of `data_dir` into `out` (emptied first); returns bytes per part."""
+    """Write the compact copy of `data_dir` into `out` (a previous pack there is replaced);
+    returns bytes per part."""
     from mahjong_lens.vision.train import read_photo_list  # the list as `train --also-train` reads it
     every = every or {}
     listed = read_photo_list(also_train, data_dir) if also_train is not None else []  # before anything is written
     if out.exists():
+        # a previous pack is replaced; a folder holding anything else is never emptied
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in PACK_CONTENTS) if out.is_dir() else [out.name]
+        if foreign:
+            raise ValueError(f"{out} holds {', '.join(foreign[:3])}, which no pack wrote: "
+                             "give an empty or new folder (or a previous pack's)")
         shutil.rmtree(out)
     sizes: dict[str, int] = {}
     started = time.time()
@@ -161,7 +168,7 @@ def pack(data_dir: Path, out: Path, sets: tuple[str, ...] = DEFAULT_SETS, every:
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default=str(default_data_dir()), help="the shared data folder")
-    parser.add_argument("--out", required=True, help="folder to write (emptied first), e.g. .bundle/data")
+    parser.add_argument("--out", required=True, help="folder to write (new, empty or a previous pack, which is replaced), e.g. .bundle/data")
     parser.add_argument("--sets", nargs="+", default=list(DEFAULT_SETS), help="real sets whose train/ to pack")
     parser.add_argument("--every", nargs="*", default=["chinese-mixed=2"], metavar="SET=N",
                         help="keep every N-th photo of a set (default: chinese-mixed=2)")

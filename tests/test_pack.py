@@ -152,3 +152,14 @@ def test_a_list_naming_a_missing_photo_is_refused_before_anything_is_written(dat
     out = tmp_path / "bundle"
     assert packing.run(_args(data, out, also_train=str(listing))) == 2
     assert "no photo with labels at" in capsys.readouterr().err and not out.exists()
+
+
+def test_a_folder_holding_other_files_is_never_emptied(data: Path, tmp_path: Path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    assert packing.run(_args(data, out)) == 2
+    assert "notes.txt, which no pack wrote" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "keep me"
+    packed = tmp_path / "bundle"
+    assert packing.run(_args(data, packed)) == 0 and packing.run(_args(data, packed)) == 0  # a pack is replaced
