@@ -1023,6 +1023,40 @@ def test_labels_snap_to_the_detector_box_on_their_tile():
     assert snap_to_detector([tile_a], []) == [None]
 
 
+def test_hard_examples_are_the_tiles_the_reader_gets_wrong_on_its_own_boxes():
+    from mahjong_lens.vision.train import hard_examples
+    names = ["1m", "2m", "3m", "back"]
+    labels = [("1m", (0, 0, 30, 40)), ("2m", (30, 0, 60, 40)), ("3m", (60, 0, 90, 40)),
+              ("back", (90, 0, 120, 40)), ("1m", (300, 0, 330, 40))]
+    # the reader's boxes: on the first four tiles (the second shifted a little), none on the fifth
+    found = np.array([(0, 0, 30, 40), (33, 0, 63, 40), (60, 0, 90, 40), (90, 0, 120, 40)], np.float32)
+    probabilities = np.array([
+        [0.9, 0.05, 0.05, 0.0],   # 1m read right and sure: not hard
+        [0.1, 0.3, 0.6, 0.0],     # 2m read 3m: hard
+        [0.2, 0.35, 0.45, 0.0],   # 3m read right but unsure (below 0.5): hard
+        [0.0, 0.0, 0.1, 0.9]])    # back read right: not hard
+    paired, hard = hard_examples(labels, found, probabilities, names)
+    assert paired == 4  # the fifth tile has no box: the detector's miss, not the classifier's
+    assert [tile for tile, _ in hard] == ["2m", "3m"]
+    assert hard[0][1] == (33.0, 0.0, 63.0, 40.0)  # cut where the reader looked, not at the label
+    # a box only half on its tile (IoU below 0.5) teaches nothing
+    paired, hard = hard_examples([("2m", (30, 0, 60, 40))], np.array([(45, 0, 75, 40)], np.float32),
+                                 probabilities[1:2], names)
+    assert (paired, hard) == (0, [])
+    assert hard_examples(labels, found, probabilities, names, sure=0.3)[1] == [("2m", (33.0, 0.0, 63.0, 40.0))]
+
+
+def test_hard_crops_never_come_from_a_benchmark_seed(tmp_path: Path, capsys):
+    from mahjong_lens.vision import train
+    parser = __import__("argparse").ArgumentParser()
+    train.configure_parser(parser)
+    args = parser.parse_args(["--stage", "classifier", "--work", str(tmp_path), "--hard-scenes", "5",
+                              "--hard-seed", "2000", "--resume", "--data", str(tmp_path / "data")])
+    (tmp_path / "classifier-data" / "train").mkdir(parents=True)  # reused by --resume
+    assert train.run(args) == 2
+    assert "--hard-seed 2000 is a benchmark's seed" in capsys.readouterr().err
+
+
 def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):
     import cv2
     from mahjong_lens.vision.train import prepare_classifier_data

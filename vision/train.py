@@ -51,6 +51,11 @@ REAL_SETS = ("chinese-mixed", "riichi-tray")
 # a tile set with a few listed photos (`--also-train`) against hundreds of the others: each of
 # its crops is written this many times more
 ALSO_TRAIN_WEIGHT = 2
+# a rendered tile read right at this or more is no hard example (``hard_hand_crops``)
+HARD_SURE = 0.5
+# the seeds benchmarks/scan_synthetic_hands.py measures with: never trained on
+BENCHMARK_SEEDS = (2000, 3000, 4000)
+HAND_GROUPS = ("concealed", "win", "meld")
 
 
 def require_train_extra() -> None:
@@ -233,6 +238,79 @@ def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou:
     paired = pair_by_iou(label_boxes, detector_boxes, min_iou)
     return [tuple(float(v) for v in detector_boxes[paired[i]]) if i in paired else None
             for i in range(len(label_boxes))]
+
+
+def hard_examples(labels: Sequence[tuple[str, Box]], found: np.ndarray, probabilities: np.ndarray,
+                  class_names: Sequence[str], sure: float = HARD_SURE) -> tuple[int, list[tuple[str, Box]]]:
+    """Of the labelled tiles (name, pixel box), those the reader gets wrong: each paired with
+    the reader's box on it (``snap_to_detector``, IoU >= 0.5; a tile with none is the
+    detector's miss, no classifier's), and kept where the likeliest face there (`probabilities`,
+    a row per box of `found`) is another, or its own is below `sure`.  Returns how many were
+    paired, and the hard ones as (true name, the reader's box)."""
+    found_boxes = [tuple(float(v) for v in box) for box in found]
+    snapped = snap_to_detector([box for _, box in labels], found_boxes, min_iou=0.5)
+    index_of = {box: i for i, box in enumerate(found_boxes)}
+    paired = 0
+    hard = []
+    for (tile, _), box in zip(labels, snapped):
+        if box is None:
+            continue
+        paired += 1
+        probs = probabilities[index_of[box]]
+        truth = list(class_names).index(tile)
+        if int(np.argmax(probs)) != truth or float(probs[truth]) < sure:
+            hard.append((tile, box))
+    return paired, hard
+
+
+def hard_hand_crops(reader: TwoStageRecognizer, folder: Path, count: int, seed: int, copies: int = 1,
+                    size: int = CLASSIFIER_SIZE, sure: float = HARD_SURE, min_elevation: float = 45.0) -> Counter:
+    """Add to a classifier data folder (train/CLASS) the crops `reader` gets wrong in `count`
+    rendered hands of `seed` (``datasets.synth``, as ``benchmarks/scan_synthetic_hands.py``
+    renders them, JPEG-compressed the same way), the tiles of the hands laid face up on the
+    table and seen from `min_elevation` degrees or more: each is cut where the reader's
+    detector puts its box (``snap_to_detector``, IoU >= 0.5), and written, in its four
+    quarter-turns, `copies` times, where the reader's likeliest face is another or its own is
+    below `sure`.  (Tiles seen from low down, or the detector's boxes half off a tile, are
+    mostly past reading: looked at, they would teach noise.)
+    More scenes of the same kind teach the classifiers little they do not know (stop 40);
+    these are the crops it does not.  Files are named by seed and scene, so a second run of
+    the same seed writes the same files again.  Returns the crops written, by class."""
+    import cv2
+    from mahjong_lens.datasets import synth
+    from mahjong_lens.datasets.art import load_styles
+    styles = load_styles()
+    names = list(reader.class_names)
+    written: Counter = Counter()
+    looked = hard = 0
+    step = max(1, count // 10)
+    for index in range(count):
+        scene = synth.render_scene_full(synth.scene_rng(seed, index), 640, styles=styles, kind="hand")
+        _, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
+        image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        camera = scene.meta["camera"]
+        players = {hand["player"] for hand in scene.meta["hands"] if hand["revealed"] and not hand["standing"]}
+        labelled = [b for b in scene.boxes if b.player in players and b.group in HAND_GROUPS
+                    and b.box[2] > b.box[0] and b.box[3] > b.box[1] and b.tile in names]
+        # a hand seen from low down, or too small to read, gives no example to learn from
+        readable = camera["elevation"] >= min_elevation and camera["tile_px"] >= 22 and labelled
+        found, _, probabilities = reader.readings(image) if readable else ([], None, None)
+        if len(found):
+            paired, examples = hard_examples([(b.tile, tuple(b.box)) for b in labelled], found,
+                                             probabilities, names, sure)
+            looked += paired
+            for tile, box in examples:
+                hard += 1
+                crop = square_crop(image, box, CROP_MARGIN, size)
+                for copy in range(copies):
+                    for turn in range(4):
+                        key = f"hard{seed}_{index}_{hard}_{copy}_{turn}"
+                        cv2.imwrite(str(folder / "train" / tile / f"{key}.png"), _rotate(crop, turn))
+                        written[tile] += 1
+        if (index + 1) % step == 0 or index + 1 == count:
+            print(f"train: hard crops: {index + 1}/{count} hands, {hard} of {looked} tiles misread or unsure",
+                  flush=True)
+    return written
 
 
 def label_path_for(image: Path) -> Path:
@@ -793,6 +871,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
                         help="with --with-set and --not-a-tile: look at the set's photos again with the "
                              "detector's threshold at CONF (e.g. 0.1) for the boxes on no label, so that "
                              "the classifier learns the weaker boxes of the surroundings as no tile too")
+    parser.add_argument("--hard-scenes", type=int, default=0, metavar="N",
+                        help="classifier: render N synthetic hands (--hard-seed) and add the crops the "
+                             "--crop-detector recogniser (default: models/) reads wrong or unsure, in four turns")
+    parser.add_argument("--hard-seed", type=int, default=46,
+                        help="seed of the --hard-scenes hands (the benchmarks read 2000, 3000 and 4000)")
+    parser.add_argument("--hard-copies", type=int, default=1, metavar="K",
+                        help="each hard crop written K times (in four turns each)")
     parser.add_argument("--not-a-tile", action="store_true",
                         help="classifier (with --crop-detector): learn a class 'none' from the boxes the "
                              "recogniser reads as face-down tiles where a real photo has no label (empty "
@@ -848,6 +933,14 @@ def run(args: argparse.Namespace) -> int:
                                              synth_per_class=args.synth_per_class, not_a_tile=not_a_tile,
                                              also_train=also_train, also_weight=args.also_weight,
                                              set_photos=set_photos, off_labels=off_labels)
+        if args.hard_scenes > 0:
+            if args.hard_seed in BENCHMARK_SEEDS:
+                print(f"train: --hard-seed {args.hard_seed} is a benchmark's seed; take another", file=sys.stderr)
+                return 2
+            written = hard_hand_crops(load_recognizer(args.crop_detector), folder, args.hard_scenes,
+                                      args.hard_seed, args.hard_copies, args.imgsz or CLASSIFIER_SIZE)
+            print(f"train: {sum(written.values())} hard crops added, most of "
+                  + ", ".join(f"{name} {n}" for name, n in written.most_common(8)))
         if args.not_a_tile and args.init:
             # the shipped classifier's head grows a row instead of being drawn afresh
             args.init = str(with_new_class(Path(args.init), NOT_A_TILE, work / "init-with-not-a-tile.pt"))
