@@ -11,6 +11,8 @@
 # Each stage runs the shipped line from the shipped weights (steps 16 and 17 of the model card)
 # on the packed data, with the synthetic scenes rendered there, and leaves its weights, log and
 # results in $OUT.  Nothing is published to models/: measure the weights here first.
+# HARD_SCENES=4000 adds to the classifier's data the crops the shipped recogniser gets wrong in
+# that many rendered hands (model card, stop 46: on a CPU budget it cost the real sets).
 set -o pipefail
 OUT=${OUT:-/tmp/device-out}
 WORK=${WORK:-/tmp/mahjong-lens-work}
@@ -66,7 +68,8 @@ for stage in ${STAGES:-detector}; do
             --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}" --erasing 0.1 \
             --lr0 "${CLASSIFIER_LR:-0.0002}" --epochs "${CLASSIFIER_EPOCHS:-10}" \
             --time-budget "${CLASSIFIER_MINUTES:-3}" --batch "${CLASSIFIER_BATCH:-256}" \
-            --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1
+            --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1 \
+            --hard-scenes "${HARD_SCENES:-0}" --hard-copies "${HARD_COPIES:-2}"
         ;;
     speed)
         # the shipped weights read with PyTorch on the GPU (the model card's "seconds per photo,
