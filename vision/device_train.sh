@@ -7,6 +7,7 @@
 # Then, with carry [".bundle", ".whl"] and a timeout that leaves a minute to spare:
 #   STAGES=detector DETECTOR_MINUTES=5 bash vision/device_train.sh          (about 7 minutes)
 #   STAGES=classifier CLASSIFIER_MINUTES=3 bash vision/device_train.sh      (a second call, if time is left)
+#   STAGES="classifier classifier2" ...   both classifiers, the second on the first's crops
 #
 # Each stage runs the shipped line from the shipped weights (steps 16 and 17 of the model card)
 # on the packed data, with the synthetic scenes rendered there, and leaves its weights, log and
@@ -37,18 +38,24 @@ python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.cuda.i
 DEVICE=${DEVICE:-0}
 # the console (whose last 12,000 characters come back) without the progress bars; the logs keep all
 quiet() { tr '\r' '\n' | grep -av "it/s\|s/it\|img/s\|Caching images" || true; }
-# train STAGE WEIGHTS_FILE ARGS...: one `mahjong-lens train` run; its best weights and
-# results.csv into $OUT, nothing published
+# train STAGE NAME WEIGHTS_FILE ARGS...: one `mahjong-lens train` run of STAGE (detector or
+# classifier) in $WORK/NAME; its best weights and results.csv into $OUT, nothing published
 train() {
-    local stage=$1 file=$2
-    shift 2
-    python3 -m mahjong_lens.cli train --stage "$stage" --work "$WORK/$stage" --device "$DEVICE" \
+    local stage=$1 name=$2 file=$3
+    shift 3
+    python3 -m mahjong_lens.cli train --stage "$stage" --work "$WORK/$name" --device "$DEVICE" \
         --precision "${PRECISION:-bf16}" \
-        --workers "${WORKERS:-12}" --no-publish "$@" 2>&1 | tee "$OUT/$stage.log" | quiet
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the $stage run failed ($stage.log)"; exit 1; }
-    cp "$WORK/$stage/runs/$stage/weights/best.pt" "$OUT/$file"
-    cp "$WORK/$stage/runs/$stage/results.csv" "$OUT/$stage-results.csv"
+        --workers "${WORKERS:-12}" --no-publish "$@" 2>&1 | tee "$OUT/$name.log" | quiet
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the $name run failed ($name.log)"; exit 1; }
+    cp "$WORK/$name/runs/$stage/weights/best.pt" "$OUT/$file"
+    cp "$WORK/$name/runs/$stage/results.csv" "$OUT/$name-results.csv"
 }
+# step 17's classifier line, less what differs between the two classifiers
+classifier_args=(--crop-detector models --not-a-tile --real-copies 3 --slant 20 --balance --imgsz 96
+    --synth "${CLASSIFIER_SYNTH:-2000}" --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}"
+    --erasing 0.1 --lr0 "${CLASSIFIER_LR:-0.0002}" --epochs "${CLASSIFIER_EPOCHS:-10}"
+    --time-budget "${CLASSIFIER_MINUTES:-3}" --batch "${CLASSIFIER_BATCH:-256}"
+    --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1)
 
 for stage in ${STAGES:-detector}; do
     say "$stage"
@@ -56,20 +63,23 @@ for stage in ${STAGES:-detector}; do
     detector)
         # step 16's line: synthetic scenes, screen captures, the quarter-turned real rows and
         # trays, the blue mat's train/ photos
-        train detector tile_detector.pt --init models/tile_detector.pt \
+        train detector detector tile_detector.pt --init models/tile_detector.pt \
             --synth "${DETECTOR_SYNTH:-3000}" --screens "${SCREENS:-300}" --seed "${SEED:-5}" --turned \
             --with-set riichi-bluemat --lr0 "${DETECTOR_LR:-0.0005}" --epochs "${DETECTOR_EPOCHS:-40}" \
             --time-budget "${DETECTOR_MINUTES:-4}" --batch "${DETECTOR_BATCH:-64}"
         ;;
     classifier)
         # step 17's line for the first classifier
-        train classifier tile_classifier.pt --init models/tile_classifier.pt --crop-detector models \
-            --not-a-tile --real-copies 3 --slant 20 --balance --imgsz 96 --synth "${CLASSIFIER_SYNTH:-2000}" \
-            --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}" --erasing 0.1 \
-            --lr0 "${CLASSIFIER_LR:-0.0002}" --epochs "${CLASSIFIER_EPOCHS:-10}" \
-            --time-budget "${CLASSIFIER_MINUTES:-3}" --batch "${CLASSIFIER_BATCH:-256}" \
-            --also-train datasets/also_train_red_table_set.txt --with-set riichi-bluemat --set-conf 0.1 \
+        train classifier classifier tile_classifier.pt --init models/tile_classifier.pt "${classifier_args[@]}" \
             --hard-scenes "${HARD_SCENES:-0}" --hard-copies "${HARD_COPIES:-2}"
+        ;;
+    classifier2)
+        # step 17's line for the second classifier, on the first's crops where this machine
+        # still holds them (the same call: a machine lent again starts bare), else cut anew
+        mkdir -p "$WORK/classifier2"
+        [ -d "$WORK/classifier/classifier-data" ] && ln -sfn "$WORK/classifier/classifier-data" "$WORK/classifier2/classifier-data"
+        train classifier classifier2 tile_classifier_2.pt --init models/tile_classifier_2.pt --second --resume \
+            "${classifier_args[@]}"
         ;;
     speed)
         # the shipped weights read with PyTorch on the GPU (the model card's "seconds per photo,
@@ -81,7 +91,7 @@ for stage in ${STAGES:-detector}; do
         done
         ;;
     *)
-        say "unknown stage $stage (detector, classifier, speed)"; exit 2 ;;
+        say "unknown stage $stage (detector, classifier, classifier2, speed)"; exit 2 ;;
     esac
 done
 ls -la "$OUT"
