@@ -88,7 +88,7 @@ def read_given_boxes(reader, image: np.ndarray, boxes: list) -> list:
 
 def hand_found(boxes: list, hand_meta: dict, detections: list) -> HandLayout | None:
     """The layout's hand that holds most of the rendered hand's tiles (by box centre)."""
-    mine = [b.box for b in boxes if b.player == hand_meta["player"] and b.group in ("concealed", "win", "meld")]
+    mine = [b.box for b in boxes if b.player == hand_meta["player"] and b.group in synth.HAND_GROUPS]
 
     def inside(detection) -> bool:
         x, y = detection.center

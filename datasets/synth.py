@@ -764,11 +764,15 @@ def expected_reading(hand: dict) -> tuple[list[str], str | None, list[tuple[str,
     return sorted(parse_tiles(hand["concealed"])), hand["win_tile"], melds
 
 
+# the groups of a player's own hand, as a scan reads it (not discards, walls or flowers)
+HAND_GROUPS = ("concealed", "win", "meld")
+
+
 def clear_view(scene: SceneResult, hand: dict, min_elevation: float = 55.0, upright: bool = False) -> bool:
     """Whether a rendered hand (an entry of ``scene.meta["hands"]``) can be read from the photo:
     lying face up, every tile labelled, photographed from well above (and, if ``upright``,
     with the camera turned less than 15 degrees)."""
-    placed = [t for t in scene.tiles if t.player == hand["player"] and t.group in ("concealed", "win", "meld")]
+    placed = [t for t in scene.tiles if t.player == hand["player"] and t.group in HAND_GROUPS]
     camera = scene.meta["camera"]
     all_backs = any(not m["open"] and sum(b.face_down for b in scene.boxes
                                           if b.player == hand["player"] and b.meld == number) == 4

@@ -1052,9 +1052,9 @@ def test_hard_crops_never_come_from_a_benchmark_seed(tmp_path: Path, capsys):
     train.configure_parser(parser)
     args = parser.parse_args(["--stage", "classifier", "--work", str(tmp_path), "--hard-scenes", "5",
                               "--hard-seed", "2000", "--resume", "--data", str(tmp_path / "data")])
-    (tmp_path / "classifier-data" / "train").mkdir(parents=True)  # reused by --resume
     assert train.run(args) == 2
     assert "--hard-seed 2000 is a benchmark's seed" in capsys.readouterr().err
+    assert not (tmp_path / "classifier-data").exists()  # refused before any data is prepared
 
 
 def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):

@@ -55,7 +55,6 @@ ALSO_TRAIN_WEIGHT = 2
 HARD_SURE = 0.5
 # the seeds benchmarks/scan_synthetic_hands.py measures with: never trained on
 BENCHMARK_SEEDS = (2000, 3000, 4000)
-HAND_GROUPS = ("concealed", "win", "meld")
 
 
 def require_train_extra() -> None:
@@ -243,24 +242,18 @@ def snap_to_detector(label_boxes: list[Box], detector_boxes: list[Box], min_iou:
 def hard_examples(labels: Sequence[tuple[str, Box]], found: np.ndarray, probabilities: np.ndarray,
                   class_names: Sequence[str], sure: float = HARD_SURE) -> tuple[int, list[tuple[str, Box]]]:
     """Of the labelled tiles (name, pixel box), those the reader gets wrong: each paired with
-    the reader's box on it (``snap_to_detector``, IoU >= 0.5; a tile with none is the
+    the reader's box on it (``pair_by_iou``, IoU >= 0.5; a tile with none is the
     detector's miss, no classifier's), and kept where the likeliest face there (`probabilities`,
     a row per box of `found`) is another, or its own is below `sure`.  Returns how many were
     paired, and the hard ones as (true name, the reader's box)."""
-    found_boxes = [tuple(float(v) for v in box) for box in found]
-    snapped = snap_to_detector([box for _, box in labels], found_boxes, min_iou=0.5)
-    index_of = {box: i for i, box in enumerate(found_boxes)}
-    paired = 0
+    paired = pair_by_iou([box for _, box in labels], found, min_iou=0.5)
     hard = []
-    for (tile, _), box in zip(labels, snapped):
-        if box is None:
-            continue
-        paired += 1
-        probs = probabilities[index_of[box]]
+    for i, k in sorted(paired.items()):
+        tile, probs = labels[i][0], probabilities[k]
         truth = list(class_names).index(tile)
         if int(np.argmax(probs)) != truth or float(probs[truth]) < sure:
-            hard.append((tile, box))
-    return paired, hard
+            hard.append((tile, tuple(float(v) for v in found[k])))
+    return len(paired), hard
 
 
 def hard_hand_crops(reader: TwoStageRecognizer, folder: Path, count: int, seed: int, copies: int = 1,
@@ -269,7 +262,7 @@ def hard_hand_crops(reader: TwoStageRecognizer, folder: Path, count: int, seed: 
     rendered hands of `seed` (``datasets.synth``, as ``benchmarks/scan_synthetic_hands.py``
     renders them, JPEG-compressed the same way), the tiles of the hands laid face up on the
     table and seen from `min_elevation` degrees or more: each is cut where the reader's
-    detector puts its box (``snap_to_detector``, IoU >= 0.5), and written, in its four
+    detector puts its box (``hard_examples``, IoU >= 0.5), and written, in its four
     quarter-turns, `copies` times, where the reader's likeliest face is another or its own is
     below `sure`.  (Tiles seen from low down, or the detector's boxes half off a tile, are
     mostly past reading: looked at, they would teach noise.)
@@ -290,7 +283,7 @@ def hard_hand_crops(reader: TwoStageRecognizer, folder: Path, count: int, seed: 
         image = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
         camera = scene.meta["camera"]
         players = {hand["player"] for hand in scene.meta["hands"] if hand["revealed"] and not hand["standing"]}
-        labelled = [b for b in scene.boxes if b.player in players and b.group in HAND_GROUPS
+        labelled = [b for b in scene.boxes if b.player in players and b.group in synth.HAND_GROUPS
                     and b.box[2] > b.box[0] and b.box[3] > b.box[1] and b.tile in names]
         # a hand seen from low down, or too small to read, gives no example to learn from
         readable = camera["elevation"] >= min_elevation and camera["tile_px"] >= 22 and labelled
@@ -893,6 +886,9 @@ def run(args: argparse.Namespace) -> int:
     if args.not_a_tile and (args.stage != "classifier" or not args.crop_detector):
         print("train: --not-a-tile is for the classifier stage, with --crop-detector", file=sys.stderr)
         return 2
+    if args.hard_scenes > 0 and args.hard_seed in BENCHMARK_SEEDS:
+        print(f"train: --hard-seed {args.hard_seed} is a benchmark's seed; take another", file=sys.stderr)
+        return 2
     data_dir, work = Path(args.data), Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     # --resume reuses the training set already generated in WORK, if there is one
@@ -915,6 +911,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"train: --also-train: {error}", file=sys.stderr)
             return 2
+        reader = None
         if not (args.resume and folder.exists()) or args.rebuild_data:
             # one recogniser, loaded once, cuts the crops and finds the boxes on no tile, from
             # one look at each photo
@@ -934,10 +931,7 @@ def run(args: argparse.Namespace) -> int:
                                              also_train=also_train, also_weight=args.also_weight,
                                              set_photos=set_photos, off_labels=off_labels)
         if args.hard_scenes > 0:
-            if args.hard_seed in BENCHMARK_SEEDS:
-                print(f"train: --hard-seed {args.hard_seed} is a benchmark's seed; take another", file=sys.stderr)
-                return 2
-            written = hard_hand_crops(load_recognizer(args.crop_detector), folder, args.hard_scenes,
+            written = hard_hand_crops(reader or load_recognizer(args.crop_detector), folder, args.hard_scenes,
                                       args.hard_seed, args.hard_copies, args.imgsz or CLASSIFIER_SIZE)
             print(f"train: {sum(written.values())} hard crops added, most of "
                   + ", ".join(f"{name} {n}" for name, n in written.most_common(8)))
