@@ -597,6 +597,26 @@ def test_two_neighbours_of_one_face_overlapping_in_a_diagonal_row_stay_two():
     assert _join(ROW + [whole, lower], [0.9] * 3 + [0.45, 0.4], readings, "4p")[0].tolist() == ROW + [whole]
 
 
+def test_a_standing_tiles_top_and_face_are_one_tile_however_sure_the_detector_is():
+    # the blue mat's big 4p: a box over its top and the upper part of its face (a 2p's
+    # pattern) and one over its face, one above the other at one width, both fairly sure
+    top, face = [126, 0, 166, 36], [126, 20, 166, 56]
+    readings = [_reading("5p")] * 3 + [_reading("2p", "4p", 0.89), _reading("4p", "2p", 0.97)]
+    boxes, _, probs, _ = _join(ROW + [top, face], [0.9] * 3 + [0.66, 0.64], readings, "4p")
+    assert boxes.tolist() == ROW + [[126, 0, 166, 56]] and HALF_NAMES[int(np.argmax(probs[-1]))] == "4p"
+    # two whole tiles in a block, each read for sure, or both read as one face, stay two
+    sure = [_reading("2p", "4p", 0.995), _reading("4p", "2p", 0.999)]
+    assert len(_join(ROW + [top, face], [0.9] * 3 + [0.66, 0.64], readings[:3] + sure, "4p")[0]) == 5
+    alike = [_reading("4p", "2p", 0.9), _reading("4p", "2p", 0.95)]
+    assert len(_join(ROW + [top, face], [0.9] * 3 + [0.66, 0.64], readings[:3] + alike, "4p")[0]) == 5
+    # one above the other at one width; not one box twice, a row's neighbours side by side at
+    # one height, nor a diagonal row's
+    from mahjong_lens.vision.recognizer import stacked_boxes
+    assert stacked_boxes(np.array(top), np.array(face)) and not stacked_boxes(np.array(top), np.array(top))
+    assert not stacked_boxes(np.array([0, 0, 40, 54]), np.array([20, 1, 60, 55]))
+    assert not stacked_boxes(np.array([0, 0, 40, 54]), np.array([20, 20, 60, 74]))
+
+
 def test_two_whole_tiles_overlapping_are_no_halves_of_one():
     from mahjong_lens.vision.recognizer import half_box_pairs
     readings = np.stack([_reading("5p")] * 3 + [_reading("2p", "4p")] * 2)
@@ -605,8 +625,8 @@ def test_two_whole_tiles_overlapping_are_no_halves_of_one():
                           readings, HALF_NAMES) == []
     pairs = half_box_pairs(np.array(ROW + [TOP, BOTTOM], np.float32), np.array([0.9] * 3 + [0.4, 0.4], np.float32),
                            readings, HALF_NAMES)
-    assert [(i, j, union.tolist(), round(inside, 2)) for i, j, union, inside in pairs] == \
-        [(3, 4, [126, 0, 166, 54], 0.27)]  # 8 px of the 30 px lower half lie in the upper
+    assert [(i, j, union.tolist(), round(inside, 2), top_and_face) for i, j, union, inside, top_and_face in pairs] == \
+        [(3, 4, [126, 0, 166, 54], 0.27, False)]  # 8 px of the 30 px lower half lie in the upper; both read 2p
 
 
 class _DotCounter:

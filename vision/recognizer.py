@@ -95,6 +95,15 @@ HALF_BOX_OVERLAP = 0.2
 HALF_BOX_SIZE = (1.5, 1.35)
 HALF_BOX_FACE = 0.9
 HALF_BOX_INSIDE = 0.75
+# a standing tile seen from its front is sometimes boxed as its top with the upper part of its
+# face, and as its face: two boxes one above the other at one width (their spans across the
+# photo shared HALF_BOX_STACKED or more, up it less), read as two faces (a 4p's upper part
+# shows a 2p).  Such a pair is taken for halves however sure of each the detector is and
+# however little of one lies in the other, where their faces differ and the less sure of the
+# two is below HALF_BOX_STACKED_SURE: two whole tiles in a block are read each for sure (the
+# blue mat 0.978 / 0.961 -> 0.978 / 0.968; model card, "Stop 47")
+HALF_BOX_STACKED = 0.85
+HALF_BOX_STACKED_SURE = 0.99
 # a box whose long side is this many times the photo's median box's is no tile (a tile lying
 # sideways or nearer the camera is at most about twice another): step 16's detector once
 # boxed a tray's whole edge, which kept a hand's two rows apart (model card, "Reading thresholds")
@@ -249,11 +258,25 @@ def crops_read(reader: object, image: np.ndarray, join_halves: bool = True
                          reader.classify, reader.crop_size)
 
 
+def _span_overlap(low: float, high: float, other_low: float, other_high: float) -> float:
+    """How much two spans of one axis share: their intersection over their union."""
+    union = max(high, other_high) - min(low, other_low)
+    return max(0.0, min(high, other_high) - max(low, other_low)) / union if union > 0 else 0.0
+
+
+def stacked_boxes(box: np.ndarray, other: np.ndarray, shared: float = HALF_BOX_STACKED) -> bool:
+    """Whether two boxes lie one above the other at one width: their spans across the photo
+    share `shared` or more, their spans up it less.  (Only up the photo: a standing tile's top
+    is seen above its face; two boxes side by side at one height are a row's neighbours.)"""
+    return _span_overlap(box[0], box[2], other[0], other[2]) >= shared > _span_overlap(box[1], box[3], other[1], other[3])
+
+
 def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray,
-                   class_names: Sequence[str]) -> list[tuple[int, int, np.ndarray, float]]:
+                   class_names: Sequence[str]) -> list[tuple[int, int, np.ndarray, float, bool]]:
     """Pairs of boxes that may be one tile boxed in two halves (``HALF_BOX_*``), each with
-    their union box and the smaller box's share inside the other: the most overlapping first,
-    no box in two pairs."""
+    their union box, the smaller box's share inside the other, and whether they are a
+    standing tile's top and face (``HALF_BOX_STACKED``): the most overlapping first, no box
+    in two pairs."""
     if len(boxes) < 3:  # the photo's median box must be a tile's
         return []
     boxes = np.asarray(boxes, np.float32)
@@ -265,12 +288,17 @@ def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.nd
     if NOT_A_TILE in class_names:
         faces[:, list(class_names).index(NOT_A_TILE)] = 0.0
     sure = np.asarray(box_conf, np.float32) * faces.max(axis=1)
+    read, face_sure = faces.argmax(axis=1), faces.max(axis=1)
     inter, area, _ = box_overlaps(boxes, boxes)
     held = inter / np.minimum(area[:, None], area[None, :])  # the smaller box's share inside the other
     candidates = []
     for i in range(len(boxes)):
         for j in range(i + 1, len(boxes)):
-            if held[i, j] < HALF_BOX_OVERLAP or min(sure[i], sure[j]) >= HALF_BOX_WEAK:
+            if held[i, j] < HALF_BOX_OVERLAP:
+                continue
+            top_and_face = (read[i] != read[j] and min(face_sure[i], face_sure[j]) < HALF_BOX_STACKED_SURE
+                            and stacked_boxes(boxes[i], boxes[j]))
+            if min(sure[i], sure[j]) >= HALF_BOX_WEAK and not top_and_face:
                 continue
             union = np.concatenate([np.minimum(boxes[i, :2], boxes[j, :2]), np.maximum(boxes[i, 2:], boxes[j, 2:])])
             width, height = float(union[2] - union[0]), float(union[3] - union[1])
@@ -278,12 +306,12 @@ def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.nd
             if (width * height > area_limit * tile_area or max(width, height) > side_limit * long_side
                     or min(width, height) > side_limit * short_side):
                 continue
-            candidates.append((float(held[i, j]), i, j, union))
+            candidates.append((float(held[i, j]), i, j, union, top_and_face))
     pairs, used = [], set()
-    for inside, i, j, union in sorted(candidates, key=lambda c: -c[0]):
+    for inside, i, j, union, top_and_face in sorted(candidates, key=lambda c: -c[0]):
         if i not in used and j not in used:
             used |= {i, j}
-            pairs.append((i, j, union, inside))
+            pairs.append((i, j, union, inside, top_and_face))
     return pairs
 
 
@@ -297,21 +325,21 @@ def joined_halves(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, pr
     if not pairs:
         return boxes, box_conf, probabilities, crops
     names = list(class_names)
-    union_crops = [square_crop(image, tuple(union), CROP_MARGIN, crop_size) for _, _, union, _ in pairs]
+    union_crops = [square_crop(image, tuple(union), CROP_MARGIN, crop_size) for _, _, union, _, _ in pairs]
     union_probabilities = classify(union_crops)
 
     def likeliest(probs: np.ndarray, count: int) -> list[str]:
         return [names[k] for k in np.argsort(probs)[::-1] if names[k] != NOT_A_TILE and probs[k] > 0][:count]
 
     joined, gone = [], set()
-    for (i, j, union, inside), crop, probs in zip(pairs, union_crops, union_probabilities):
+    for (i, j, union, inside, top_and_face), crop, probs in zip(pairs, union_crops, union_probabilities):
         face = names[int(np.argmax(probs))]
         if face == NOT_A_TILE or float(probs.max()) < HALF_BOX_FACE:
             continue
         if face not in likeliest(probabilities[i], 4) or face not in likeliest(probabilities[j], 4):
             continue  # the union is another tile than either half could be
         halves = {likeliest(probabilities[i], 1)[0], likeliest(probabilities[j], 1)[0]}
-        if face in halves and inside < HALF_BOX_INSIDE:
+        if face in halves and inside < HALF_BOX_INSIDE and not top_and_face:
             continue  # two neighbours of one face, as a diagonal row overlaps them
         gone |= {i, j}
         joined.append((union, max(float(box_conf[i]), float(box_conf[j])), probs, crop))
