@@ -617,6 +617,62 @@ def test_a_standing_tiles_top_and_face_are_one_tile_however_sure_the_detector_is
     assert not stacked_boxes(np.array([0, 0, 40, 54]), np.array([20, 20, 60, 74]))
 
 
+KONG_NAMES = ["5m", "6m", "2f", "back", "none"]
+
+
+def _kong_row(readings: list[tuple[str, str | None]], shift_last: float = 0.0):
+    """with_kong_backs over a row of tiles 40 x 54, 42 px apart, each read (likeliest, next);
+    `shift_last` moves the last box down by that many pixels."""
+    from mahjong_lens.vision.recognizer import read_boxes, with_kong_backs
+    boxes = np.array([[42 * k, 0, 42 * k + 40, 54] for k in range(len(readings))], np.float32)
+    boxes[-1, [1, 3]] += shift_last
+    probabilities = np.zeros((len(readings), len(KONG_NAMES)), np.float32)
+    for k, (first, second) in enumerate(readings):
+        probabilities[k, KONG_NAMES.index(first)] = 0.7
+        probabilities[k, KONG_NAMES.index(second or "2f")] += 0.3
+    conf = np.full(len(readings), 0.6, np.float32)
+    detections = read_boxes(boxes, conf, probabilities, KONG_NAMES)
+    return detections, with_kong_backs(detections, boxes, conf, probabilities, KONG_NAMES)
+
+
+def test_a_concealed_kongs_back_taken_for_no_tile_is_read_face_down():
+    # the classifiers took one of the kong's backs for no tile (back its next choice)
+    kept, read = _kong_row([("none", "back"), ("5m", None), ("5m", None), ("back", None)])
+    assert [d.tile for d in kept] == ["5m", "5m", "back"]
+    assert sorted(d.tile for d in read) == ["5m", "5m", "back", "back"]
+    restored = [d for d in read if d not in kept][0]
+    assert restored.box == (0.0, 0.0, 40.0, 54.0)
+    assert restored.face_sureness == pytest.approx(1.0) and restored.confidence == pytest.approx(0.6)
+    # both backs taken for no tile
+    assert sorted(d.tile for d in _kong_row([("none", "back"), ("5m", None), ("5m", None), ("none", "back")])[1]) \
+        == ["5m", "5m", "back", "back"]
+
+
+def test_no_tile_is_left_so_where_it_makes_no_concealed_kong():
+    cases = [
+        [("none", "back"), ("5m", None), ("6m", None), ("back", None)],   # two faces: no kong
+        [("none", "back"), ("5m", None), ("5m", None), ("6m", None)],     # no back on the other side
+        [("none", "2f"), ("5m", None), ("5m", None), ("back", None)],     # a flower its likeliest face
+        [("none", "back"), ("5m", None), ("5m", None)],                   # nothing after the pair
+    ]
+    for readings in cases:
+        kept, read = _kong_row(readings)
+        assert read == kept, readings
+    # the other back off the row's line (half a tile down): no kong's
+    kept, read = _kong_row([("back", None), ("5m", None), ("5m", None), ("none", "back")], shift_last=27)
+    assert read == kept
+    # a second box, taken for no tile, on a tile read (a 6m where the back would lie)
+    from mahjong_lens.vision.recognizer import read_boxes, with_kong_backs
+    boxes = np.array([[0, 0, 40, 54], [42, 0, 82, 54], [84, 0, 124, 54], [126, 0, 166, 54], [127, 1, 167, 55]],
+                     np.float32)
+    probabilities = np.zeros((5, len(KONG_NAMES)), np.float32)
+    for k, (first, second) in enumerate([("back", "2f"), ("5m", "2f"), ("5m", "2f"), ("6m", "2f"), ("none", "back")]):
+        probabilities[k, KONG_NAMES.index(first)], probabilities[k, KONG_NAMES.index(second)] = 0.7, 0.3
+    conf = np.full(5, 0.6, np.float32)
+    kept = read_boxes(boxes, conf, probabilities, KONG_NAMES)
+    assert with_kong_backs(kept, boxes, conf, probabilities, KONG_NAMES) == kept
+
+
 def test_two_whole_tiles_overlapping_are_no_halves_of_one():
     from mahjong_lens.vision.recognizer import half_box_pairs
     readings = np.stack([_reading("5p")] * 3 + [_reading("2p", "4p")] * 2)

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mahjong_lens.datasets.classes import CLASS_NAMES, NOT_A_TILE
+from mahjong_lens.datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE
+from mahjong_lens.rules.tiles import plain
 from mahjong_lens import TRAIN_EXTRA
 from mahjong_lens.vision.detections import TileDetection, turned_boxes
 from mahjong_lens.vision.onnx_models import (FEATURES_OUTPUT, ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
@@ -113,6 +114,16 @@ LONG_BOX = 3.0
 # mat and the red and green tables of `valid/` gave 16 such boxes below 18, the synthetic
 # scenes' true backs lay 27 and more from their felt (model card, "Reading thresholds")
 FELT_DISTANCE = 18.0
+# a concealed kong's face-down tile the classifiers took for no tile lies one step before or
+# after its two face-up tiles, in line with them (``with_kong_backs``): the face-up tiles
+# KONG_BACK_STEP tiles apart, the back KONG_BACK_STEP steps on (perspective and a lying back's
+# larger box stretch the step: 1.45 of it in one scene) and at most KONG_BACK_ACROSS of a
+# tile off the line
+KONG_BACK_STEP = (0.5, 1.6)
+KONG_BACK_ACROSS = 0.35
+# and overlaps no tile read by this IoU or more (a second box on that tile; a synthetic kong's back
+# overlapped a weak box across it and its neighbour by 0.44)
+KONG_BACK_CLEAR = 0.5
 
 
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
@@ -576,10 +587,88 @@ class TwoStageRecognizer:
 def detections_of(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray,
                   class_names: Sequence[str], unsure_box: tuple[float, float] | None = UNSURE_BOX,
                   faces: Sequence[str | None] | None = None) -> list[TileDetection]:
-    """The tiles a photo's readings give (``read_boxes``), less the felt read as backs
+    """The tiles a photo's readings give (``read_boxes``) with a concealed kong's backs read
+    as no tile restored (``with_kong_backs``), less the felt read as backs
     (``without_felt_backs``): what the recogniser and a taught tile set report."""
-    return without_felt_backs(image, read_boxes(boxes, box_conf, probabilities, class_names, unsure_box,
-                                                faces=faces))
+    detections = read_boxes(boxes, box_conf, probabilities, class_names, unsure_box, faces=faces)
+    return without_felt_backs(image, with_kong_backs(detections, boxes, box_conf, probabilities, class_names,
+                                                     faces=faces))
+
+
+def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf: np.ndarray,
+                    probabilities: np.ndarray, class_names: Sequence[str],
+                    faces: Sequence[str | None] | None = None) -> list[TileDetection]:
+    """`detections` and, read face down, the boxes the classifiers took for no tile whose
+    likeliest face is a back, where they lie as a concealed kong's face-down tiles: in line
+    with two neighbouring tiles of one face, one tile's step before and after them
+    (``KONG_BACK_STEP``), with a back or another such box on the other side.  The classifiers
+    learnt no tile from real photos' boxes on felt and books; a kong's plain backs look like
+    them (synthetic seeds 5000 and 6000: 7 of 14 concealed kongs lost a back so)."""
+    names = list(class_names)
+    if NOT_A_TILE not in names or BACK not in names or len(detections) < 2:
+        return detections
+    none, back = names.index(NOT_A_TILE), names.index(BACK)
+    taken_for_none = []
+    for k, probs in enumerate(probabilities):
+        if (faces is not None and faces[k] is not None) or int(np.argmax(probs)) != none:
+            continue
+        faces_only = np.array(probs, np.float32)
+        faces_only[none] = 0.0
+        if int(np.argmax(faces_only)) == back and faces_only[back] > 0:
+            taken_for_none.append(k)
+    if taken_for_none:  # a box taken for no tile over a tile read is no back of its own
+        inter, area, kept_area = box_overlaps(np.asarray(boxes, np.float32)[taken_for_none],
+                                              np.array([d.box for d in detections], np.float32))
+        clear = (inter / (area[:, None] + kept_area[None, :] - inter)).max(axis=1) < KONG_BACK_CLEAR
+        taken_for_none = [k for k, free in zip(taken_for_none, clear) if free]
+    if not taken_for_none:
+        return detections
+    centres = np.array([d.center for d in detections], np.float32)
+    sizes = np.array([max(d.width, d.height) for d in detections], np.float32)
+    candidate_centres = np.array([((boxes[k][0] + boxes[k][2]) / 2, (boxes[k][1] + boxes[k][3]) / 2)
+                                  for k in taken_for_none], np.float32)
+
+    def flank(origin: np.ndarray, direction: np.ndarray, length: float, tile: float) -> tuple[str, int] | None:
+        """A back, or a box taken for no tile, one step (`length`, as far again as the kong's
+        face-up tiles lie apart, ``KONG_BACK_STEP``) from `origin` along unit `direction`,
+        at most ``KONG_BACK_ACROSS`` of a tile off that line: the nearest such."""
+        def placed(centre: np.ndarray) -> float | None:
+            offset = centre - origin
+            along = float(np.dot(offset, direction))
+            across = abs(float(offset[0] * direction[1] - offset[1] * direction[0]))
+            if KONG_BACK_STEP[0] * length <= along <= KONG_BACK_STEP[1] * length and across <= KONG_BACK_ACROSS * tile:
+                return abs(along - length) + across
+            return None
+        found = [(placed(centres[i]), BACK, i) for i, d in enumerate(detections) if d.face_down]
+        found += [(placed(centre), NOT_A_TILE, k) for centre, k in zip(candidate_centres, taken_for_none)]
+        found = [(distance, kind, k) for distance, kind, k in found if distance is not None]
+        return min(found)[1:] if found else None
+
+    restored: set[int] = set()
+    for i, first in enumerate(detections):
+        for j, second in enumerate(detections):
+            if j <= i or first.face_down or plain(first.tile) != plain(second.tile):
+                continue
+            step = centres[j] - centres[i]
+            length = float(np.hypot(*step))
+            tile = float(max(sizes[i], sizes[j]))
+            if not KONG_BACK_STEP[0] * tile <= length <= KONG_BACK_STEP[1] * tile:
+                continue  # not neighbours
+            ends = [flank(centres[i], -step / length, length, tile), flank(centres[j], step / length, length, tile)]
+            if all(ends) and any(kind == NOT_A_TILE for kind, _ in ends):
+                restored |= {k for kind, k in ends if kind == NOT_A_TILE}
+    if not restored:
+        return detections
+    more = []
+    for k in sorted(restored):
+        probs = np.array(probabilities[k], np.float32)
+        tile_share = max(1.0 - float(probs[none]), 1e-6)  # the back's probability given a tile is there
+        order = [int(j) for j in np.argsort(probs)[::-1] if j not in (none, back)]
+        more.append(TileDetection(tile=BACK, box=tuple(float(v) for v in boxes[k]),
+                                  confidence=float(box_conf[k]) * float(probs[back]) / tile_share,
+                                  alternatives=[(names[j], float(probs[j]) / tile_share) for j in order[:3]],
+                                  face_confidence=float(probs[back]) / tile_share))
+    return detections + more
 
 
 def without_felt_backs(image: np.ndarray, detections: list[TileDetection]) -> list[TileDetection]:
