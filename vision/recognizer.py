@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -644,19 +645,20 @@ def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf
         found = [(distance, kind, k) for distance, kind, k in found if distance is not None]
         return min(found)[1:] if found else None
 
+    by_face: dict[str, list[int]] = {}
+    for i, d in enumerate(detections):
+        if not d.face_down:
+            by_face.setdefault(plain(d.tile), []).append(i)
     restored: set[int] = set()
-    for i, first in enumerate(detections):
-        for j, second in enumerate(detections):
-            if j <= i or first.face_down or plain(first.tile) != plain(second.tile):
-                continue
-            step = centres[j] - centres[i]
-            length = float(np.hypot(*step))
-            tile = float(max(sizes[i], sizes[j]))
-            if not KONG_BACK_STEP[0] * tile <= length <= KONG_BACK_STEP[1] * tile:
-                continue  # not neighbours
-            ends = [flank(centres[i], -step / length, length, tile), flank(centres[j], step / length, length, tile)]
-            if all(ends) and any(kind == NOT_A_TILE for kind, _ in ends):
-                restored |= {k for kind, k in ends if kind == NOT_A_TILE}
+    for i, j in (pair for alike in by_face.values() for pair in combinations(alike, 2)):
+        step = centres[j] - centres[i]
+        length = float(np.hypot(*step))
+        tile = float(max(sizes[i], sizes[j]))
+        if not KONG_BACK_STEP[0] * tile <= length <= KONG_BACK_STEP[1] * tile:
+            continue  # not neighbours
+        ends = [flank(centres[i], -step / length, length, tile), flank(centres[j], step / length, length, tile)]
+        if all(ends) and any(kind == NOT_A_TILE for kind, _ in ends):
+            restored |= {k for kind, k in ends if kind == NOT_A_TILE}
     if not restored:
         return detections
     more = []
