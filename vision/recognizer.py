@@ -280,7 +280,8 @@ def stacked_boxes(box: np.ndarray, other: np.ndarray, shared: float = HALF_BOX_S
     """Whether two boxes lie one above the other at one width: their spans across the photo
     share `shared` or more, their spans up it less.  (Only up the photo: a standing tile's top
     is seen above its face; two boxes side by side at one height are a row's neighbours.)"""
-    return _span_overlap(box[0], box[2], other[0], other[2]) >= shared > _span_overlap(box[1], box[3], other[1], other[3])
+    across = _span_overlap(box[0], box[2], other[0], other[2])
+    return across >= shared > _span_overlap(box[1], box[3], other[1], other[3])
 
 
 def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray,
