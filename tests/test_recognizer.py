@@ -632,7 +632,7 @@ def _kong_row(readings: list[tuple[str, str | None]], shift_last: float = 0.0):
         probabilities[k, KONG_NAMES.index(second or "2f")] += 0.3
     conf = np.full(len(readings), 0.6, np.float32)
     detections = read_boxes(boxes, conf, probabilities, KONG_NAMES)
-    return detections, with_kong_backs(detections, boxes, conf, probabilities, KONG_NAMES)
+    return detections, with_kong_backs(detections, boxes, conf, probabilities, KONG_NAMES)[0]
 
 
 def test_a_concealed_kongs_back_taken_for_no_tile_is_read_face_down():
@@ -670,7 +670,7 @@ def test_no_tile_is_left_so_where_it_makes_no_concealed_kong():
         probabilities[k, KONG_NAMES.index(first)], probabilities[k, KONG_NAMES.index(second)] = 0.7, 0.3
     conf = np.full(5, 0.6, np.float32)
     kept = read_boxes(boxes, conf, probabilities, KONG_NAMES)
-    assert with_kong_backs(kept, boxes, conf, probabilities, KONG_NAMES) == kept
+    assert with_kong_backs(kept, boxes, conf, probabilities, KONG_NAMES) == (kept, set())
 
 
 def test_two_whole_tiles_overlapping_are_no_halves_of_one():
@@ -1567,6 +1567,29 @@ def test_a_back_read_on_bare_felt_is_dropped_and_a_real_back_is_kept():
     assert felt_back not in kept and [d.tile for d in kept] == ["back", "1m", "2s"]
     # a photo the tiles fill leaves no table to compare with: nothing is dropped
     assert without_felt_backs(image[50:130, 50:110].copy(), [TileDetection("back", (0.0, 0.0, 60.0, 80.0), 0.9)])
+    # a back the caller vouches for (a concealed kong's) stays whatever its colour
+    assert felt_back in without_felt_backs(image, detections, keep={2})
+
+
+def test_a_concealed_kongs_backs_stay_in_the_tables_colour():
+    """A green back on a green table: the felt rule would drop it, but two backs flanking two
+    tiles of one face are a concealed kong's (``with_kong_backs`` says which)."""
+    from mahjong_lens.vision.recognizer import detections_of
+    names = KONG_NAMES
+    image = np.zeros((300, 400, 3), np.uint8)
+    image[:] = (40, 120, 40)                                   # green felt; the backs the same green
+    boxes = np.array([[100, 100, 140, 154], [142, 100, 182, 154], [184, 100, 224, 154], [226, 100, 266, 154]],
+                     np.float32)
+    image[100:154, 142:224] = (235, 240, 240)                  # the two face-up tiles
+    probabilities = np.zeros((4, len(names)), np.float32)
+    for k, tile in enumerate(["back", "5m", "5m", "back"]):
+        probabilities[k, names.index(tile)] = 0.9
+        probabilities[k, names.index("2f")] = 0.1
+    conf = np.full(4, 0.7, np.float32)
+    assert [d.tile for d in detections_of(image, boxes, conf, probabilities, names)] == ["back", "5m", "5m", "back"]
+    # one such back alone, beside a single tile, is felt
+    lone = detections_of(image, boxes[[0, 1]], conf[:2], probabilities[[0, 1]], names)
+    assert [d.tile for d in lone] == ["5m"]
 
 
 def test_an_efficientnet_lite0_export_reads_crops_as_a_yolo_classifier_does(tmp_path: Path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import contextmanager
 from itertools import combinations
 from pathlib import Path
@@ -593,22 +593,25 @@ def detections_of(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, pr
     as no tile restored (``with_kong_backs``), less the felt read as backs
     (``without_felt_backs``): what the recogniser and a taught tile set report."""
     detections = read_boxes(boxes, box_conf, probabilities, class_names, unsure_box, faces=faces)
-    return without_felt_backs(image, with_kong_backs(detections, boxes, box_conf, probabilities, class_names,
-                                                     faces=faces))
+    detections, kong_backs = with_kong_backs(detections, boxes, box_conf, probabilities, class_names, faces=faces)
+    return without_felt_backs(image, detections, keep=kong_backs)
 
 
 def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf: np.ndarray,
                     probabilities: np.ndarray, class_names: Sequence[str],
-                    faces: Sequence[str | None] | None = None) -> list[TileDetection]:
+                    faces: Sequence[str | None] | None = None) -> tuple[list[TileDetection], set[int]]:
     """`detections` and, read face down, the boxes the classifiers took for no tile whose
     likeliest face is a back, where they lie as a concealed kong's face-down tiles: in line
     with two neighbouring tiles of one face, one tile's step before and after them
     (``KONG_BACK_STEP``), with a back or another such box on the other side.  The classifiers
     learnt no tile from real photos' boxes on felt and books; a kong's plain backs look like
-    them (synthetic seeds 5000 and 6000: 7 of 14 concealed kongs lost a back so)."""
+    them (synthetic seeds 5000 and 6000: 7 of 14 concealed kongs lost a back so).  Returns the
+    detections and the indices among them of every back that lies so, read as a back or
+    restored (``without_felt_backs`` keeps those: a back the colour of the table is a kong's
+    there, not felt)."""
     names = list(class_names)
     if NOT_A_TILE not in names or BACK not in names or len(detections) < 2:
-        return detections
+        return detections, set()
     none, back = names.index(NOT_A_TILE), names.index(BACK)
     taken_for_none = []
     for k, probs in enumerate(probabilities):
@@ -623,12 +626,12 @@ def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf
                                               np.array([d.box for d in detections], np.float32))
         clear = (inter / (area[:, None] + kept_area[None, :] - inter)).max(axis=1) < KONG_BACK_CLEAR
         taken_for_none = [k for k, free in zip(taken_for_none, clear) if free]
-    if not taken_for_none:
-        return detections
+    if not taken_for_none and not any(d.face_down for d in detections):
+        return detections, set()
     centres = np.array([d.center for d in detections], np.float32)
     sizes = np.array([max(d.width, d.height) for d in detections], np.float32)
     candidate_centres = np.array([((boxes[k][0] + boxes[k][2]) / 2, (boxes[k][1] + boxes[k][3]) / 2)
-                                  for k in taken_for_none], np.float32)
+                                  for k in taken_for_none], np.float32).reshape(-1, 2)
 
     def flank(origin: np.ndarray, direction: np.ndarray, length: float, tile: float) -> tuple[str, int] | None:
         """A back, or a box taken for no tile, one step (`length`, as far again as the kong's
@@ -651,6 +654,7 @@ def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf
         if not d.face_down:
             by_face.setdefault(plain(d.tile), []).append(i)
     restored: set[int] = set()
+    kong_backs: set[int] = set()
     for i, j in (pair for alike in by_face.values() for pair in combinations(alike, 2)):
         step = centres[j] - centres[i]
         length = float(np.hypot(*step))
@@ -658,10 +662,11 @@ def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf
         if not KONG_BACK_STEP[0] * tile <= length <= KONG_BACK_STEP[1] * tile:
             continue  # not neighbours
         ends = [flank(centres[i], -step / length, length, tile), flank(centres[j], step / length, length, tile)]
-        if all(ends) and any(kind == NOT_A_TILE for kind, _ in ends):
+        if all(ends):
             restored |= {k for kind, k in ends if kind == NOT_A_TILE}
+            kong_backs |= {k for kind, k in ends if kind == BACK}
     if not restored:
-        return detections
+        return detections, kong_backs
     more = []
     for k in sorted(restored):
         probs = np.array(probabilities[k], np.float32)
@@ -671,13 +676,15 @@ def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf
                                   confidence=float(box_conf[k]) * float(probs[back]) / tile_share,
                                   alternatives=[(names[j], float(probs[j]) / tile_share) for j in order[:3]],
                                   face_confidence=float(probs[back]) / tile_share))
-    return detections + more
+    return detections + more, kong_backs | set(range(len(detections), len(detections) + len(more)))
 
 
-def without_felt_backs(image: np.ndarray, detections: list[TileDetection]) -> list[TileDetection]:
+def without_felt_backs(image: np.ndarray, detections: list[TileDetection],
+                       keep: Collection[int] = ()) -> list[TileDetection]:
     """The detections less any read face down whose middle has the table's colour
-    (``FELT_DISTANCE``): the classifiers take plain felt for a plain back."""
-    if not any(d.face_down for d in detections):
+    (``FELT_DISTANCE``): the classifiers take plain felt for a plain back.  `keep`: the
+    indices of backs kept whatever their colour (a concealed kong's, ``with_kong_backs``)."""
+    if not any(d.face_down for k, d in enumerate(detections) if k not in keep):
         return detections
     import cv2
     scale = min(1.0, 320.0 / max(image.shape[:2]))  # the table's colour needs no detail
@@ -700,7 +707,7 @@ def without_felt_backs(image: np.ndarray, detections: list[TileDetection]) -> li
             return False
         return float(np.linalg.norm(np.median(middle.reshape(-1, 3), axis=0) - felt)) < FELT_DISTANCE
 
-    return [d for d in detections if not (d.face_down and on_felt(d))]
+    return [d for k, d in enumerate(detections) if k in keep or not (d.face_down and on_felt(d))]
 
 
 def read_boxes(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray, class_names: Sequence[str],
