@@ -677,6 +677,23 @@ def test_synthetic_called_tile_makes_an_open_meld():
                 assert meld.open and len(set(meld.sideways) & called) >= 1
 
 
+@pytest.mark.parametrize("angle", [0, 90, 200])
+def test_two_concealed_kongs_side_by_side_in_front_of_the_hand_are_melds_not_a_dead_wall(angle):
+    """A row of two concealed kongs, each shown with two backs, holds as many backs as faces:
+    melds laid in front of the hand (towards the table's centre), not the dead wall."""
+    concealed, _ = row(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "9s", "9s"], y=0)
+    kongs, _ = row(["back", "5m", "5m", "back"], x=20, y=-60)
+    second, _ = row(["back", "4z", "4z", "back"], x=20 + 4 * 31 + 15, y=-60)
+    layout = find_layout(place(concealed + kongs + second, angle))
+    assert layout.dead_wall == [] and layout.dora_indicators == []
+    assert len(layout.hands) == 1
+    melds = sorted((m.type, m.open, "".join(sorted(m.hand_tiles))) for m in layout.hands[0].melds)
+    assert melds == [("kong", False, "4z4z4z4z"), ("kong", False, "5m5m5m5m")]
+    # a dead wall whose two indicators differ is still the dead wall
+    wall, _ = row(["back", "back", "3m", "7z", "back", "back", "back"], x=20, y=-60)
+    assert sorted(find_layout(place(concealed + wall, angle)).dora_indicators) == ["3m", "7z"]
+
+
 def test_synthetic_concealed_kong_with_two_backs():
     def want(scene):
         hand = first_hand(scene)

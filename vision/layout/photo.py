@@ -288,10 +288,14 @@ def _dead_wall(region: list[int], walls: list[list[int]], detections: Sequence[T
 
 def _holds_meld(row: _Row, detections: Sequence[TileDetection]) -> bool:
     """Face-up tiles in a row of backs that make a meld (a called tile, or a run of three
-    or four that is a set): a concealed kong laid all face down beside a meld, not a dead wall."""
+    or four that is a set), or two alike between two backs (a concealed kong shown with two
+    face down): melds, perhaps beside a concealed kong laid all face down, not a dead wall.
+    (Two concealed kongs side by side hold as many backs as faces: synthetic seeds 6000 and
+    8000 lost both such hands to the dead wall.)"""
     if any(not detections[i].face_down for i in row.sideways):
         return True
     run: list[int] = []
+    after_back = False  # whether the run began right after a back
     for i in row.indices + [-1]:
         if i >= 0 and not detections[i].face_down:
             run.append(i)
@@ -299,7 +303,10 @@ def _holds_meld(row: _Row, detections: Sequence[TileDetection]) -> bool:
         if len(run) >= 3 and any(_is_set(run[k:k + size], detections)
                                  for size in (3, 4) for k in range(len(run) - size + 1)):
             return True
-        run = []
+        if len(run) == 2 and after_back and i >= 0 and \
+                plain(detections[run[0]].tile) == plain(detections[run[1]].tile):
+            return True
+        run, after_back = [], i >= 0
     return False
 
 
