@@ -300,8 +300,8 @@ def half_box_pairs(boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.nd
     faces = np.array(probabilities, np.float32)
     if NOT_A_TILE in class_names:
         faces[:, list(class_names).index(NOT_A_TILE)] = 0.0
-    sure = np.asarray(box_conf, np.float32) * faces.max(axis=1)
     read, face_sure = faces.argmax(axis=1), faces.max(axis=1)
+    sure = np.asarray(box_conf, np.float32) * face_sure
     inter, area, _ = box_overlaps(boxes, boxes)
     held = inter / np.minimum(area[:, None], area[None, :])  # the smaller box's share inside the other
     candidates = []
