@@ -485,6 +485,13 @@ class _BrightnessClassifier:
         return np.array([[0.7, 0.05, 0.05, 0.2] if b else [0.05, 0.05, 0.3, 0.6] for b in bright], np.float32)
 
 
+def _given_boxes(reader, boxes: np.ndarray, confidences: np.ndarray) -> None:
+    """A recogniser's detector faked: it finds `boxes` at `confidences`, and nothing weaker."""
+    reader.boxes = lambda _image, conf=None: (boxes, confidences)
+    reader.boxes_and_weak = lambda _image, conf=None: (boxes, confidences, np.zeros((0, 4), np.float32),
+                                                        np.zeros(0, np.float32))
+
+
 def test_a_box_read_as_no_tile_is_dropped_and_never_offered_as_a_reading():
     from mahjong_lens.vision.recognizer import TwoStageRecognizer
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: detector and classifier faked
@@ -494,7 +501,7 @@ def test_a_box_read_as_no_tile_is_dropped_and_never_offered_as_a_reading():
     image = np.zeros((100, 200, 3), np.uint8)
     image[20:60, 20:50] = 255  # a tile; the second box lies on the dark table
     boxes = np.array([[20, 20, 50, 60], [120, 20, 150, 60]], np.float32)
-    reader.boxes = lambda _: (boxes, np.array([0.9, 0.8], np.float32))
+    _given_boxes(reader, boxes, np.array([0.9, 0.8], np.float32))
     found = reader.detect(image)
     assert [d.tile for d in found] == ["1m"] and found[0].box == (20.0, 20.0, 50.0, 60.0)
     assert "none" not in [tile for tile, _ in found[0].alternatives]
@@ -522,7 +529,7 @@ def test_a_box_neither_the_detector_nor_the_classifiers_believe_in_is_dropped():
     boxes = np.array([[20, 20, 50, 60], [120, 20, 150, 60], [220, 20, 250, 60]], np.float32)
     weak, strong = UNSURE_BOX[0] - 0.05, UNSURE_BOX[0] + 0.05
     # a clear face with a weak box stays; a grey face stays only with a strong box
-    reader.boxes = lambda _: (boxes, np.array([weak, weak, strong], np.float32))
+    _given_boxes(reader, boxes, np.array([weak, weak, strong], np.float32))
     assert [d.box[0] for d in reader.detect(image)] == [20.0, 220.0]
     reader.unsure_box = None  # the gate can be turned off
     assert len(reader.detect(image)) == 3
@@ -718,12 +725,12 @@ def test_the_recogniser_reports_a_tile_boxed_in_two_halves_as_one():
     tiles = [[20, 20, 50, 60], [70, 20, 100, 60], [120, 20, 150, 60]]
     halves = [[170, 20, 200, 44], [170, 36, 200, 60]]
     boxes = np.array(tiles + halves, np.float32)
-    reader.boxes = lambda _: (boxes, np.array([0.9, 0.9, 0.9, 0.45, 0.45], np.float32))
+    _given_boxes(reader, boxes, np.array([0.9, 0.9, 0.9, 0.45, 0.45], np.float32))
     found = sorted(reader.detect(image), key=lambda d: d.box[0])
     assert [d.tile for d in found] == ["5p", "5p", "5p", "4p"]
     assert found[-1].box == (170.0, 20.0, 200.0, 60.0)
     # the detector sure of both boxes: two tiles, as it says
-    reader.boxes = lambda _: (boxes, np.full(5, 0.9, np.float32))
+    _given_boxes(reader, boxes, np.full(5, 0.9, np.float32))
     assert [d.tile for d in sorted(reader.detect(image), key=lambda d: d.box[0])] == ["5p"] * 3 + ["2p", "2p"]
 
 
@@ -765,6 +772,104 @@ def test_a_second_look_adds_only_sure_boxes_where_the_first_found_nothing():
     assert boxes.tolist() == [[0, 0, 30, 40], [100, 0, 130, 40], [200, 0, 230, 40]]
     assert confidences.tolist() == pytest.approx([0.5, 0.5, 0.6])
     assert len(added_boxes(first[:0], np.zeros(0, np.float32), more, np.ones(4, np.float32))[0]) == 4
+
+
+
+def test_a_tile_the_detector_nearly_missed_is_added_where_it_lies_among_the_tiles_found():
+    """A box the detector was less sure of than its threshold is a tile where it lies among the
+    tiles found, clear of them and of the photo's edge, and the classifiers read a face in it
+    surely, and the face is none a plain patch could be (``WEAK_BOX_*``): the blue mat's three
+    tiles without a box lay so."""
+    from mahjong_lens.vision.recognizer import (WEAK_BOX_FACE, WEAK_BOX_INSIDE, WEAK_BOX_NEAR, WEAK_BOX_SIZE,
+                                                with_weak_boxes)
+    names = list(CLASS_NAMES) + ["none"]
+    image = np.zeros((300, 300, 3), np.uint8)
+    found = np.array([[100 + 45 * k, 100, 140 + 45 * k, 154] for k in range(3)], np.float32)  # a row of three
+    found_probs = np.zeros((3, len(names)), np.float32)
+    found_probs[:, names.index("1m")] = 1.0
+    weak = np.array([[235, 100, 275, 154],    # the row's fourth tile: read 7p at 0.9 -> added
+                     [145, 160, 185, 214],    # below the second, read 7p at 0.6: not sure enough
+                     [190, 160, 230, 214],    # below the third, read as a back: felt or a shadow
+                     [100, 160, 140, 214],    # below the first, read 5z: a pale patch of the cloth
+                     [250, 230, 290, 284],    # far from every tile found (a book on a shelf)
+                     [120, 100, 140, 154],    # the right half of a tile found: part of it
+                     [240, 10, 260, 150],     # a strip two tiles and a half long, beside the row
+                     [256, 100, 300, 154]],   # cut by the photo's edge
+                    np.float32)
+    weak_conf = np.full(len(weak), 0.3, np.float32)
+    assert 68 <= WEAK_BOX_NEAR * 54 < 143 and WEAK_BOX_INSIDE < 1.0 and 0.6 < WEAK_BOX_FACE <= 0.9
+    assert 140 / 54 > WEAK_BOX_SIZE[1] and 20 / 40 <= WEAK_BOX_SIZE[0]
+    asked = []
+
+    def classify(crops):
+        asked.append(len(crops))
+        probs = np.zeros((len(crops), len(names)), np.float32)
+        for row, (face, sure) in zip(probs, [("7p", 0.9), ("7p", 0.6), ("back", 0.95), ("5z", 0.95)]):
+            row[names.index(face)] = sure
+            row[names.index("none")] = 1 - sure
+        return probs
+
+    boxes, confidences, probabilities, crops = with_weak_boxes(
+        image, found, np.full(3, 0.8, np.float32), found_probs, [image[:2, :2]] * 3, weak, weak_conf,
+        names, classify, 32)
+    assert asked == [4]  # only the four boxes among the tiles, clear of them, are read at all
+    assert boxes.tolist() == found.tolist() + [[235, 100, 275, 154]]
+    assert confidences.tolist() == pytest.approx([0.8, 0.8, 0.8, 0.3])
+    assert names[int(np.argmax(probabilities[-1]))] == "7p" and len(crops) == 4
+    # beside a tile read face down (a dead wall's indicator, stacked tiles half hidden): left
+    # to the boxes the detector is sure of
+    walled = found_probs.copy()
+    walled[0] = 0.0
+    walled[0, names.index("back")] = 1.0
+    asked.clear()
+    boxes, _, _, _ = with_weak_boxes(image, found, np.full(3, 0.8, np.float32), walled, [image[:2, :2]] * 3,
+                                     weak[:1], weak_conf[:1], names, classify, 32)
+    assert asked == [1] and len(boxes) == 4  # the fourth lies 3 steps from the back: still added
+    boxes, _, _, _ = with_weak_boxes(image, found, np.full(3, 0.8, np.float32), walled, [image[:2, :2]] * 3,
+                                     np.array([[55, 100, 95, 154]], np.float32), weak_conf[:1], names, classify, 32)
+    assert len(boxes) == 3  # one step before the back: not
+    # nothing found, nothing to lie among: no weak box is a tile
+    nothing = np.zeros((0, 4), np.float32)
+    assert len(with_weak_boxes(image, nothing, np.zeros(0, np.float32), np.zeros((0, len(names)), np.float32),
+                               [], weak, weak_conf, names, classify, 32)[0]) == 0
+
+
+def test_the_detector_hands_over_the_boxes_below_its_threshold_apart():
+    """One look at the photo gives the boxes at the detector's threshold (``boxes``, as before)
+    and, apart, those down to WEAK_BOX_CONF; a threshold asked for gives no weak boxes."""
+    from mahjong_lens.vision.recognizer import DETECTOR_CONF, WEAK_BOX_CONF, TwoStageRecognizer, crops_read
+    thresholds = []
+
+    def look(image: np.ndarray, size: int | None = None, conf: float | None = None):
+        thresholds.append(conf)
+        boxes = np.array([[100, 20, 130, 60], [140, 20, 170, 60], [180, 20, 210, 60]], np.float32)
+        confidences = np.array([0.9, 0.3, 0.2], np.float32)
+        keep = confidences >= (conf if conf is not None else DETECTOR_CONF)
+        return boxes[keep], confidences[keep]
+
+    reader = TwoStageRecognizer.__new__(TwoStageRecognizer)  # no weights: the detector is faked
+    reader._look, reader.turned_look, reader.imgsz = look, False, 640
+    photo = np.zeros((240, 320, 3), np.uint8)
+    boxes, confidences, weak, weak_conf = reader.boxes_and_weak(photo)
+    assert thresholds == [WEAK_BOX_CONF] and WEAK_BOX_CONF <= 0.3 < DETECTOR_CONF
+    assert boxes.tolist() == [[100, 20, 130, 60]] and weak.tolist() == [[140, 20, 170, 60]]
+    assert weak_conf.tolist() == pytest.approx([0.3])
+    assert reader.boxes(photo)[0].tolist() == [[100, 20, 130, 60]]
+    thresholds.clear()
+    boxes, _, weak, _ = reader.boxes_and_weak(photo, conf=0.1)
+    assert thresholds == [0.1] and len(boxes) == 3 and len(weak) == 0
+    # the weak box read as a tile for sure joins the boxes read; the models' readings alone do not
+    names = list(CLASS_NAMES)
+    reader.class_names, reader.crop_size = names, 32
+
+    def classify(crops):
+        probs = np.zeros((len(crops), len(names)), np.float32)
+        probs[:, names.index("3s")] = 0.95
+        return probs
+
+    reader.classify = classify
+    assert len(crops_read(reader, photo)[0]) == 2
+    assert len(crops_read(reader, photo, join_halves=False)[0]) == 1
 
 
 # ------------------------------------------------------------------ the model

@@ -125,6 +125,25 @@ KONG_BACK_ACROSS = 0.35
 # and overlaps no tile read by this IoU or more (a second box on that tile; a synthetic kong's back
 # overlapped a weak box across it and its neighbour by 0.44)
 KONG_BACK_CLEAR = 0.5
+# the detector's own threshold: a box it is less sure of is no tile, but for WEAK_BOX_*
+DETECTOR_CONF = 0.35
+# a box the detector is less sure of (WEAK_BOX_CONF to DETECTOR_CONF) is a tile it nearly missed
+# where the classifiers read a face in it at WEAK_BOX_FACE or more, and it lies among the tiles
+# found: its middle within WEAK_BOX_NEAR of a tile's long side from a found tile's, and no tile
+# read face down as near (a dead wall, stacked tiles half hidden: the layout reads walls from
+# the boxes the detector is sure of).  At most WEAK_BOX_INSIDE of it may lie in tiles found
+# (else it is part of one), its sides must be a tile's (WEAK_BOX_SIZE times the photo's median
+# box's; a tile half hidden gives a smaller box), and the photo's edge cuts it nowhere (a shelf
+# behind the table, a tile cut off: nobody lays out a hand there).  A face a plain patch looks
+# like (WEAK_BOX_PLAIN: a back, the blank White dragon) is never read so: weak boxes on felt
+# and on a pale check of a tablecloth read them.  The blue mat's three tiles without a box lay
+# at 0.28-0.35, read right at 0.73-1.00 (model card, "Stop 48")
+WEAK_BOX_CONF = 0.25
+WEAK_BOX_FACE = 0.7
+WEAK_BOX_NEAR = 1.5
+WEAK_BOX_INSIDE = 0.45
+WEAK_BOX_SIZE = (0.5, 1.5)
+WEAK_BOX_PLAIN = (BACK, "5z")
 
 
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
@@ -260,14 +279,63 @@ def crops_read(reader: object, image: np.ndarray, join_halves: bool = True
     """What a recogniser (its `boxes`, `classify`, `class_names` and `crop_size`) reads of a
     photo before anything is dropped: its boxes, their confidences, class probabilities and
     crops (what a taught tile set compares), a tile boxed in two halves made one box
-    (``joined_halves``; `join_halves` False: the models' readings alone)."""
-    boxes, box_conf = reader.boxes(image)
+    (``joined_halves``) and the tiles the detector nearly missed added (``with_weak_boxes``,
+    for a reader whose `boxes_and_weak` gives them); `join_halves` False: the models'
+    readings alone."""
+    if join_halves and hasattr(reader, "boxes_and_weak"):
+        boxes, box_conf, weak, weak_conf = reader.boxes_and_weak(image)
+    else:
+        (boxes, box_conf), weak, weak_conf = reader.boxes(image), np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
     crops = [square_crop(image, tuple(box), CROP_MARGIN, reader.crop_size) for box in boxes]
     probabilities = reader.classify(crops)
     if not join_halves:
         return boxes, box_conf, probabilities, crops
-    return joined_halves(image, boxes, box_conf, probabilities, crops, reader.class_names,
+    read = joined_halves(image, boxes, box_conf, probabilities, crops, reader.class_names,
                          reader.classify, reader.crop_size)
+    return with_weak_boxes(image, *read, weak, weak_conf, reader.class_names, reader.classify, reader.crop_size)
+
+
+def with_weak_boxes(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, probabilities: np.ndarray,
+                    crops: list[np.ndarray], weak: np.ndarray, weak_conf: np.ndarray, class_names: Sequence[str],
+                    classify, crop_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The boxes, confidences, probabilities and crops read, and the `weak` boxes (those the
+    detector was less sure of than its threshold) that are tiles it nearly missed
+    (``WEAK_BOX_*``): among the tiles found and the size of one, clear of them and of the
+    photo's edge, read surely as a face no plain patch could be.  `classify`: crops ->
+    probabilities."""
+    weak = np.asarray(weak, np.float32).reshape(-1, 4)
+    if not len(weak) or not len(boxes):
+        return boxes, box_conf, probabilities, crops
+    found = np.asarray(boxes, np.float32)
+    height, width = image.shape[:2]
+    uncut = (weak[:, 0] > 1) & (weak[:, 1] > 1) & (weak[:, 2] < width - 1) & (weak[:, 3] < height - 1)
+    inter, weak_area, _ = box_overlaps(weak, found)
+    clear = (inter / np.maximum(weak_area[:, None], 1e-6)).max(axis=1) <= WEAK_BOX_INSIDE
+    sides = np.sort(np.stack([found[:, 2] - found[:, 0], found[:, 3] - found[:, 1]], axis=1), axis=1)
+    weak_sides = np.sort(np.stack([weak[:, 2] - weak[:, 0], weak[:, 3] - weak[:, 1]], axis=1), axis=1)
+    ratio = weak_sides / np.maximum(np.median(sides, axis=0), 1e-6)  # short and long side against the median's
+    tile_sized = ((ratio >= WEAK_BOX_SIZE[0]) & (ratio <= WEAK_BOX_SIZE[1])).all(axis=1)
+    middles, found_middles = (weak[:, :2] + weak[:, 2:]) / 2, (found[:, :2] + found[:, 2:]) / 2
+    distances = np.hypot(*(middles[:, None, :] - found_middles[None, :, :]).transpose(2, 0, 1))
+    close = distances <= WEAK_BOX_NEAR * float(np.median(sides[:, 1]))
+    names = list(class_names)
+    backs = np.array([names[int(np.argmax(probs))] == BACK for probs in probabilities], bool)
+    near = close.any(axis=1) & ~close[:, backs].any(axis=1)  # among faces, not in a wall of backs
+    candidates = [k for k in range(len(weak)) if uncut[k] and clear[k] and tile_sized[k] and near[k]]
+    if not candidates:
+        return boxes, box_conf, probabilities, crops
+    weak_crops = [square_crop(image, tuple(weak[k]), CROP_MARGIN, crop_size) for k in candidates]
+    weak_probabilities = np.asarray(classify(weak_crops), np.float32)
+    added = [n for n, probs in enumerate(weak_probabilities)
+             if names[int(np.argmax(probs))] not in (NOT_A_TILE, *WEAK_BOX_PLAIN)
+             and float(probs.max()) >= WEAK_BOX_FACE]
+    if not added:
+        return boxes, box_conf, probabilities, crops
+    return (np.concatenate([found, weak[[candidates[n] for n in added]]]),
+            np.concatenate([np.asarray(box_conf, np.float32),
+                            np.asarray(weak_conf, np.float32)[[candidates[n] for n in added]]]),
+            np.concatenate([np.asarray(probabilities, np.float32), weak_probabilities[added]]),
+            list(crops) + [weak_crops[n] for n in added])
 
 
 def _span_overlap(low: float, high: float, other_low: float, other_high: float) -> float:
@@ -467,9 +535,10 @@ class TwoStageRecognizer:
     # (detector, face) confidences under which a box is dropped; a class default too, for
     # readers built around faked stages
     unsure_box: tuple[float, float] | None = UNSURE_BOX
+    conf: float = DETECTOR_CONF
 
     def __init__(self, detector_path: Path, classifier_paths: Path | Sequence[Path], imgsz: int | None = None,
-                 conf: float = 0.35, iou: float = 0.45, device: str | None = None,
+                 conf: float = DETECTOR_CONF, iou: float = 0.45, device: str | None = None,
                  rotations: int = 4, onnx: bool = True, turned_look: bool = True,
                  unsure_box: tuple[float, float] | None = UNSURE_BOX) -> None:
         self.device = device or default_device()
@@ -511,22 +580,36 @@ class TwoStageRecognizer:
         stretched photo (``unstretch_scale``), those of a second look at it scaled back; where
         its tiles are small (``small_tiles``), those of a closer look at it.  `conf`: the
         detector's threshold for this look (its own when None)."""
+        boxes, confidences, _, _ = self.boxes_and_weak(image, conf)
+        return boxes, confidences
+
+    def boxes_and_weak(self, image: np.ndarray, conf: float | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``boxes``, and the boxes of the same look the detector was less sure of than its
+        threshold, down to ``WEAK_BOX_CONF``, with their confidences (none when `conf` is
+        given): tiles it may have nearly missed (``with_weak_boxes``)."""
         import cv2
-        boxes, confidences, scale = self._find_boxes(image, conf=conf)
+        weak = WEAK_BOX_CONF if conf is None and self.conf > WEAK_BOX_CONF else None
+        boxes, confidences, scale, weak_boxes = self._find_boxes(image, conf=conf, weak=weak)
         if scale is None:
             if self.imgsz < CLOSE_LOOK_SIZE and small_tiles(boxes, image.shape[1], image.shape[0]):
-                boxes, confidences, _ = self._find_boxes(image, CLOSE_LOOK_SIZE, conf)
-            return boxes, confidences
+                boxes, confidences, _, weak_boxes = self._find_boxes(image, CLOSE_LOOK_SIZE, conf, weak)
+            return (boxes, confidences, *weak_boxes)
         height, width = image.shape[:2]
         size = (max(1, round(width * scale[0])), max(1, round(height * scale[1])))
-        boxes, confidences, _ = self._find_boxes(cv2.resize(image, size, interpolation=cv2.INTER_AREA), conf=conf)
+        boxes, confidences, _, (weak_boxes, weak_confidences) = self._find_boxes(
+            cv2.resize(image, size, interpolation=cv2.INTER_AREA), conf=conf, weak=weak)
         fx, fy = size[0] / width, size[1] / height  # as rounded to whole pixels
-        return boxes / np.array([fx, fy, fx, fy], np.float32), confidences
+        back = np.array([fx, fy, fx, fy], np.float32)
+        return boxes / back, confidences, weak_boxes / back, weak_confidences
 
-    def _find_boxes(self, image: np.ndarray, size: int | None = None, conf: float | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
-        """The detector's boxes, their confidences and the scale that undoes a stretch of
-        the photo (``unstretch_scale``; None when its tiles have a tile's shape).
+    def _find_boxes(self, image: np.ndarray, size: int | None = None, conf: float | None = None,
+                    weak: float | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None, tuple[np.ndarray, np.ndarray]]:
+        """The detector's boxes, their confidences, the scale that undoes a stretch of
+        the photo (``unstretch_scale``; None when its tiles have a tile's shape), and the boxes
+        of its first look from `weak` up to its threshold with their confidences (none when
+        `weak` is None).
 
         Where many tiles lie across the picture (``tiles_lie``: a hand running up it, as a
         camera over the table sees the side players), also the boxes of its look at the
@@ -536,15 +619,19 @@ class TwoStageRecognizer:
         0.920 -> 0.948 found (58 with ``without_covering_boxes``); upright photos are read
         as before.  A stretched photo is looked at turned only once scaled back.  `size`,
         `conf`: the detector's input size and threshold (its own when None)."""
-        boxes, confidences = without_covering_boxes(*self._look(image, size, conf))
+        threshold = self.conf if conf is None else conf
+        boxes, confidences = self._look(image, size, weak if weak is not None else conf)
+        sure = confidences >= threshold
+        weak_boxes = (boxes[~sure], confidences[~sure])
+        boxes, confidences = without_covering_boxes(boxes[sure], confidences[sure])
         scale = unstretch_scale(boxes)
         if not self.turned_look or scale is not None or not tiles_lie(boxes):
-            return boxes, confidences, scale
+            return boxes, confidences, scale, weak_boxes
         turned, turned_confidences = without_covering_boxes(*self._look(np.ascontiguousarray(np.rot90(image)), size,
                                                                         conf))
         height, width = image.shape[:2]
         turned = turned_boxes(turned, height, width, 3).astype(np.float32)  # three more turns: upright
-        return (*added_boxes(boxes, confidences, turned, turned_confidences), None)
+        return (*added_boxes(boxes, confidences, turned, turned_confidences), None, weak_boxes)
 
     def _look(self, image: np.ndarray, size: int | None = None, conf: float | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
