@@ -526,11 +526,11 @@ def test_a_box_neither_the_detector_nor_the_classifiers_believe_in_is_dropped():
         [classifier], classifier.names, 4, 32
     image = np.full((100, 300, 3), 90, np.uint8)
     image[20:60, 20:50] = 255  # a clear tile; the other boxes lie on grey
-    boxes = np.array([[20, 20, 50, 60], [120, 20, 150, 60], [220, 20, 250, 60]], np.float32)
+    boxes = np.array([[20, 20, 50, 60], [60, 20, 90, 60], [100, 20, 130, 60]], np.float32)  # side by side
     weak, strong = UNSURE_BOX[0] - 0.05, UNSURE_BOX[0] + 0.05
     # a clear face with a weak box stays; a grey face stays only with a strong box
     _given_boxes(reader, boxes, np.array([weak, weak, strong], np.float32))
-    assert [d.box[0] for d in reader.detect(image)] == [20.0, 220.0]
+    assert [d.box[0] for d in reader.detect(image)] == [20.0, 100.0]
     reader.unsure_box = None  # the gate can be turned off
     assert len(reader.detect(image)) == 3
 
@@ -833,6 +833,23 @@ def test_a_tile_the_detector_nearly_missed_is_added_where_it_lies_among_the_tile
     assert len(with_weak_boxes(image, nothing, np.zeros(0, np.float32), np.zeros((0, len(names)), np.float32),
                                [], weak, weak_conf, names, classify, 32)[0]) == 0
 
+
+def test_a_lone_box_neither_stage_is_sure_of_is_the_room_not_a_tile():
+    """Tiles lie together; a box far from every other that the detector and classifiers
+    together are unsure of is dropped (``LONE_BOX_*``: a power bank on the shelf read 1p).
+    Sure of it, or near the others, it stays."""
+    from mahjong_lens.vision.recognizer import LONE_BOX_CONF, LONE_BOX_DISTANCE, without_lone_unsure_boxes
+    row = [TileDetection("1m", (100 + 45 * k, 100, 140 + 45 * k, 154), 0.8) for k in range(4)]
+    far = (500, 100, 540, 154)  # 290 px from the row's last tile: over 5 tile lengths
+    assert 290 / 54 >= LONE_BOX_DISTANCE > 1.0
+    unsure = TileDetection("1p", far, LONE_BOX_CONF - 0.05)
+    sure = TileDetection("1p", far, LONE_BOX_CONF + 0.05)
+    beside = TileDetection("1p", (280, 100, 320, 154), LONE_BOX_CONF - 0.05)  # next in the row
+    assert without_lone_unsure_boxes(row + [unsure]) == row
+    assert without_lone_unsure_boxes(row + [sure]) == row + [sure]
+    assert without_lone_unsure_boxes(row + [beside]) == row + [beside]
+    # two boxes: no median tile to measure by, nothing dropped
+    assert without_lone_unsure_boxes(row[:1] + [unsure]) == row[:1] + [unsure]
 
 def test_the_detector_hands_over_the_boxes_below_its_threshold_apart():
     """One look at the photo gives the boxes at the detector's threshold (``boxes``, as before)

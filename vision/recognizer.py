@@ -144,6 +144,13 @@ WEAK_BOX_NEAR = 1.5
 WEAK_BOX_INSIDE = 0.45
 WEAK_BOX_SIZE = (0.5, 1.5)
 WEAK_BOX_PLAIN = (BACK, "5z")
+# a box far from every other (its middle LONE_BOX_DISTANCE of the photo's median tile length
+# or more from the nearest box's) that the two stages together are unsure of (confidence, the
+# detector's times the face's, below LONE_BOX_CONF) is the room around the table, not a tile:
+# the blue mat's power bank read 1p (5.9 tiles off, 0.36) and a book read 3s (2.7, 0.31); no
+# tile of `valid/` read right lies so (model card, "Stop 48")
+LONE_BOX_DISTANCE = 2.5
+LONE_BOX_CONF = 0.4
 
 
 def trained_size(model: object, session: object | None = None, default: int = DETECTOR_SIZE) -> int:
@@ -678,10 +685,27 @@ def detections_of(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, pr
                   faces: Sequence[str | None] | None = None) -> list[TileDetection]:
     """The tiles a photo's readings give (``read_boxes``) with a concealed kong's backs read
     as no tile restored (``with_kong_backs``), less the felt read as backs
-    (``without_felt_backs``): what the recogniser and a taught tile set report."""
+    (``without_felt_backs``) and lone boxes neither stage is sure of
+    (``without_lone_unsure_boxes``): what the recogniser and a taught tile set report."""
     detections = read_boxes(boxes, box_conf, probabilities, class_names, unsure_box, faces=faces)
     detections, kong_backs = with_kong_backs(detections, boxes, box_conf, probabilities, class_names, faces=faces)
-    return without_felt_backs(image, detections, keep=kong_backs)
+    return without_lone_unsure_boxes(without_felt_backs(image, detections, keep=kong_backs))
+
+
+def without_lone_unsure_boxes(detections: list[TileDetection]) -> list[TileDetection]:
+    """The detections less each that lies far from every other (``LONE_BOX_DISTANCE``) and
+    that the detector and classifiers together are unsure of (``LONE_BOX_CONF``): a thing of
+    a tile's size in the room around the table.  Tiles lie together (a hand, melds, a wall, a
+    tray); a lone tile is kept where either stage is sure of it.  Needs three boxes at least,
+    for their median to be a tile's length."""
+    if len(detections) < 3:
+        return detections
+    middles = np.array([d.center for d in detections], np.float32)
+    tile = float(np.median([max(d.width, d.height) for d in detections]))
+    distances = np.hypot(*(middles[:, None, :] - middles[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(distances, np.inf)
+    lone = distances.min(axis=1) >= LONE_BOX_DISTANCE * tile
+    return [d for d, alone in zip(detections, lone) if not (alone and d.confidence < LONE_BOX_CONF)]
 
 
 def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf: np.ndarray,
