@@ -607,8 +607,8 @@ class TwoStageRecognizer:
         boxes, confidences, _, (weak_boxes, weak_confidences) = self._find_boxes(
             cv2.resize(image, size, interpolation=cv2.INTER_AREA), conf=conf, weak=weak)
         fx, fy = size[0] / width, size[1] / height  # as rounded to whole pixels
-        back = np.array([fx, fy, fx, fy], np.float32)
-        return boxes / back, confidences, weak_boxes / back, weak_confidences
+        unscale = np.array([fx, fy, fx, fy], np.float32)
+        return boxes / unscale, confidences, weak_boxes / unscale, weak_confidences
 
     def _find_boxes(self, image: np.ndarray, size: int | None = None, conf: float | None = None,
                     weak: float | None = None
@@ -696,8 +696,8 @@ def without_lone_unsure_boxes(detections: list[TileDetection]) -> list[TileDetec
     """The detections less each that lies far from every other (``LONE_BOX_DISTANCE``) and
     that the detector and classifiers together are unsure of (``LONE_BOX_CONF``): a thing of
     a tile's size in the room around the table.  Tiles lie together (a hand, melds, a wall, a
-    tray); a lone tile is kept where either stage is sure of it.  Needs three boxes at least,
-    for their median to be a tile's length."""
+    tray); a lone tile is kept where the two stages together are at least ``LONE_BOX_CONF``
+    sure of it.  Needs three boxes at least, for their median to be a tile's length."""
     if len(detections) < 3:
         return detections
     middles = np.array([d.center for d in detections], np.float32)
