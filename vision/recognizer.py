@@ -134,16 +134,17 @@ DETECTOR_CONF = 0.35
 # the boxes the detector is sure of).  At most WEAK_BOX_INSIDE of it may lie in tiles found
 # (else it is part of one), its sides must be a tile's (WEAK_BOX_SIZE times the photo's median
 # box's; a tile half hidden gives a smaller box), and the photo's edge cuts it nowhere (a shelf
-# behind the table, a tile cut off: nobody lays out a hand there).  A face a plain patch looks
-# like (WEAK_BOX_PLAIN: a back, the blank White dragon) is never read so: weak boxes on felt
-# and on a pale check of a tablecloth read them.  The blue mat's three tiles without a box lay
-# at 0.28-0.35, read right at 0.73-1.00 (model card, "Stop 48")
+# behind the table, a tile cut off: nobody lays out a hand there).  Faces a plain patch looks
+# like are read so only surely (WEAK_BOX_PLAIN: a back never, the White dragon, blank in many
+# sets, at 0.99 or more): weak boxes on felt read `back`, on a pale check of a synthetic
+# tablecloth 5z at 0.89-0.95; real White dragons' weak boxes read 5z at 1.00.  The blue mat's
+# three tiles without a box lay at 0.28-0.35, read right at 0.73-1.00 (model card, "Stop 48")
 WEAK_BOX_CONF = 0.25
 WEAK_BOX_FACE = 0.7
 WEAK_BOX_NEAR = 1.5
 WEAK_BOX_INSIDE = 0.45
 WEAK_BOX_SIZE = (0.5, 1.5)
-WEAK_BOX_PLAIN = (BACK, "5z")
+WEAK_BOX_PLAIN = {BACK: 2.0, "5z": 0.99}
 # a box far from every other (its middle LONE_BOX_DISTANCE of the photo's median tile length
 # or more from the nearest box's) that the two stages together are unsure of (confidence, the
 # detector's times the face's, below LONE_BOX_CONF) is the room around the table, not a tile:
@@ -334,8 +335,8 @@ def with_weak_boxes(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, 
     weak_crops = [square_crop(image, tuple(weak[k]), CROP_MARGIN, crop_size) for k in candidates]
     weak_probabilities = np.asarray(classify(weak_crops), np.float32)
     added = [n for n, probs in enumerate(weak_probabilities)
-             if names[int(np.argmax(probs))] not in (NOT_A_TILE, *WEAK_BOX_PLAIN)
-             and float(probs.max()) >= WEAK_BOX_FACE]
+             if names[int(np.argmax(probs))] != NOT_A_TILE
+             and float(probs.max()) >= WEAK_BOX_PLAIN.get(names[int(np.argmax(probs))], WEAK_BOX_FACE)]
     if not added:
         return boxes, box_conf, probabilities, crops
     return (np.concatenate([found, weak[[candidates[n] for n in added]]]),
