@@ -144,7 +144,7 @@ WEAK_BOX_FACE = 0.7
 WEAK_BOX_NEAR = 1.5
 WEAK_BOX_INSIDE = 0.45
 WEAK_BOX_SIZE = (0.5, 1.5)
-WEAK_BOX_PLAIN = {BACK: 2.0, "5z": 0.99}
+WEAK_BOX_PLAIN = {BACK: float("inf"), "5z": 0.99}
 # a box far from every other (its middle LONE_BOX_DISTANCE of the photo's median tile length
 # or more from the nearest box's) that the two stages together are unsure of (confidence, the
 # detector's times the face's, below LONE_BOX_CONF) is the room around the table, not a tile:
