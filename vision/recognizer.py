@@ -251,6 +251,20 @@ def box_overlaps(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return inter, area(a), area(b)
 
 
+def box_ious(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The IoU of every box of `a` with every box of `b` (N x M; boxes x1y1x2y2)."""
+    inter, area_a, area_b = box_overlaps(a, b)
+    return inter / (area_a[:, None] + area_b[None, :] - inter)
+
+
+def middle_distances(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far the middle of every box of `a` lies from the middle of every box of `b`
+    (N x M; boxes x1y1x2y2)."""
+    a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)
+    offsets = (a[:, None, :2] + a[:, None, 2:]) / 2 - (b[None, :, :2] + b[None, :, 2:]) / 2
+    return np.hypot(offsets[..., 0], offsets[..., 1])
+
+
 def without_covering_boxes(boxes: np.ndarray, confidences: np.ndarray,
                            share: float = COVERED_SHARE) -> tuple[np.ndarray, np.ndarray]:
     """`boxes` less each that holds `share` or more of a more confident box's area: a weak
@@ -275,8 +289,7 @@ def added_boxes(boxes: np.ndarray, confidences: np.ndarray, more: np.ndarray, mo
     sure = np.asarray(more_confidences) >= min_confidence
     more, more_confidences = np.asarray(more, np.float32)[sure], np.asarray(more_confidences, np.float32)[sure]
     if len(more) and len(boxes):
-        inter, more_area, area = box_overlaps(more, boxes)
-        keep = (inter / (more_area[:, None] + area[None, :] - inter)).max(axis=1) <= max_iou
+        keep = box_ious(more, boxes).max(axis=1) <= max_iou
         more, more_confidences = more[keep], more_confidences[keep]
     return (np.concatenate([boxes, more]).astype(np.float32),
             np.concatenate([confidences, more_confidences]).astype(np.float32))
@@ -319,13 +332,10 @@ def with_weak_boxes(image: np.ndarray, boxes: np.ndarray, box_conf: np.ndarray, 
     uncut = (weak[:, 0] > 1) & (weak[:, 1] > 1) & (weak[:, 2] < width - 1) & (weak[:, 3] < height - 1)
     inter, weak_area, _ = box_overlaps(weak, found)
     clear = (inter / np.maximum(weak_area[:, None], 1e-6)).max(axis=1) <= WEAK_BOX_INSIDE
-    sides = np.sort(np.stack([found[:, 2] - found[:, 0], found[:, 3] - found[:, 1]], axis=1), axis=1)
-    weak_sides = np.sort(np.stack([weak[:, 2] - weak[:, 0], weak[:, 3] - weak[:, 1]], axis=1), axis=1)
+    sides, weak_sides = np.sort(found[:, 2:] - found[:, :2], axis=1), np.sort(weak[:, 2:] - weak[:, :2], axis=1)
     ratio = weak_sides / np.maximum(np.median(sides, axis=0), 1e-6)  # short and long side against the median's
     tile_sized = ((ratio >= WEAK_BOX_SIZE[0]) & (ratio <= WEAK_BOX_SIZE[1])).all(axis=1)
-    middles, found_middles = (weak[:, :2] + weak[:, 2:]) / 2, (found[:, :2] + found[:, 2:]) / 2
-    distances = np.hypot(*(middles[:, None, :] - found_middles[None, :, :]).transpose(2, 0, 1))
-    close = distances <= WEAK_BOX_NEAR * float(np.median(sides[:, 1]))
+    close = middle_distances(weak, found) <= WEAK_BOX_NEAR * float(np.median(sides[:, 1]))
     names = list(class_names)
     backs = np.array([names[int(np.argmax(probs))] == BACK for probs in probabilities], bool)
     near = close.any(axis=1) & ~close[:, backs].any(axis=1)  # among faces, not in a wall of backs
@@ -701,9 +711,9 @@ def without_lone_unsure_boxes(detections: list[TileDetection]) -> list[TileDetec
     sure of it.  Needs three boxes at least, for their median to be a tile's length."""
     if len(detections) < 3:
         return detections
-    middles = np.array([d.center for d in detections], np.float32)
+    boxes = np.array([d.box for d in detections], np.float32)
     tile = float(np.median([max(d.width, d.height) for d in detections]))
-    distances = np.hypot(*(middles[:, None, :] - middles[None, :, :]).transpose(2, 0, 1))
+    distances = middle_distances(boxes, boxes)
     np.fill_diagonal(distances, np.inf)
     lone = distances.min(axis=1) >= LONE_BOX_DISTANCE * tile
     return [d for d, alone in zip(detections, lone) if not (alone and d.confidence < LONE_BOX_CONF)]
@@ -734,16 +744,15 @@ def with_kong_backs(detections: list[TileDetection], boxes: np.ndarray, box_conf
         if int(np.argmax(faces_only)) == back and faces_only[back] > 0:
             taken_for_none.append(k)
     if taken_for_none:  # a box taken for no tile over a tile read is no back of its own
-        inter, area, kept_area = box_overlaps(np.asarray(boxes, np.float32)[taken_for_none],
-                                              np.array([d.box for d in detections], np.float32))
-        clear = (inter / (area[:, None] + kept_area[None, :] - inter)).max(axis=1) < KONG_BACK_CLEAR
+        clear = box_ious(np.asarray(boxes, np.float32)[taken_for_none],
+                         np.array([d.box for d in detections], np.float32)).max(axis=1) < KONG_BACK_CLEAR
         taken_for_none = [k for k, free in zip(taken_for_none, clear) if free]
     if not taken_for_none and not any(d.face_down for d in detections):
         return detections, set()
     centres = np.array([d.center for d in detections], np.float32)
     sizes = np.array([max(d.width, d.height) for d in detections], np.float32)
-    candidate_centres = np.array([((boxes[k][0] + boxes[k][2]) / 2, (boxes[k][1] + boxes[k][3]) / 2)
-                                  for k in taken_for_none], np.float32).reshape(-1, 2)
+    taken = np.asarray(boxes, np.float32)[taken_for_none].reshape(-1, 4)
+    candidate_centres = (taken[:, :2] + taken[:, 2:]) / 2
 
     def flank(origin: np.ndarray, direction: np.ndarray, length: float, tile: float) -> tuple[str, int] | None:
         """A back, or a box taken for no tile, one step (`length`, as far again as the kong's
