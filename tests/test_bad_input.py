@@ -103,6 +103,33 @@ def test_a_json_body_nested_100000_deep_is_a_400_not_a_500(client):
         assert "nested too deeply" in response.json["error"]
 
 
+@pytest.mark.parametrize("body, kind", [
+    ('"x"', "a string"), ("[1, 2]", "a list"), ("7", "a number"), ("null", "null"), ("true", "true or false")])
+def test_a_body_that_is_no_json_object_is_a_400_on_every_route(client, body, kind):
+    # the tournament desk read a string body with .get(): a 500 (found by posting random bodies)
+    routes = [("post", "/api/score"), ("post", "/api/table"), ("post", "/api/referee"),
+              ("post", "/api/tournaments"), ("post", "/api/tournaments/1/slips"), ("put", "/api/tournaments/1/slips/1")]
+    for method, route in routes:
+        response = getattr(client, method)(route, data=body, content_type="application/json")
+        assert response.status_code == 400, route
+        assert response.json["error"].startswith("send a JSON object: {"), route
+        assert response.json["error"].endswith(f"(the body was {kind})"), route
+    assert client.get("/api/tournaments").json["tournaments"] == []
+
+
+@pytest.mark.parametrize("claim, words", [
+    ({"claimed_points": 10 ** 20}, "claimed_points must lie between -10,000,000 and 10,000,000"),
+    ({"claimed_points": "-99999999999999999999"}, "claimed_points must lie between"),
+    ({"claimed_points": 512, "claimed_payments": {"S": 10 ** 20}}, "claimed_payments must map seat winds"),
+    ({"claimed_points": 512, "claimed_payments": {"S": True}}, "claimed_payments must map seat winds"),
+])
+def test_a_claim_too_large_for_any_score_is_a_400_and_records_nothing(client, claim, words):
+    # 10**20 points reached SQLite, which holds 64 bits: a 500 (found by posting random bodies)
+    response = client.post("/api/referee", json={"hand": WON, "rules": "rode-draak", **claim})
+    assert response.status_code == 400 and words in response.json["error"]
+    assert client.get("/api/referee/checks").json["total"] == 0
+
+
 def test_deep_options_in_a_scan_form_are_a_400(client):
     import io
 

@@ -7,13 +7,28 @@ from .state import assistant
 from .service import ServiceError, parse_json
 
 api = Blueprint("api", __name__, url_prefix="/api")
+SLIP_EXAMPLE = '{"round": 1, "table": 1, "hand": 1, "points": {"Anna": 100, ...}, "mahjong": "Anna"}'
 
 
-def _json_body() -> dict:
-    """The request's JSON object; a browser form from another site cannot send this."""
+def _json_body(example: str) -> dict:
+    """The request's JSON object; a browser form from another site cannot send this.  Every
+    route here takes an object: a list, a string or a number is refused with the `example`
+    of what the route takes."""
     if not request.is_json:
         raise ServiceError("send JSON (Content-Type: application/json)", 415)
-    return parse_json(request.get_data(), "the request body", "the request body is not valid JSON")
+    body = parse_json(request.get_data(), "the request body", "the request body is not valid JSON")
+    if not isinstance(body, dict):
+        raise ServiceError(f"send a JSON object: {example} (the body was {_json_kind(body)})")
+    return body
+
+
+def _json_kind(value: object) -> str:
+    """A JSON value's kind in words: 'a list', 'a string', 'a number', 'true or false', 'null'."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return {list: "a list", str: "a string"}.get(type(value), "a number")
 
 
 @api.get("/rules")
@@ -25,7 +40,7 @@ def rules():
 @api.post("/score")
 def score():
     """{"hand": HAND, "rules": "riichi", "options": {...}} -> RESULT."""
-    return jsonify(assistant().score_request(_json_body()))
+    return jsonify(assistant().score_request(_json_body('{"hand": {...}, "rules": "rode-draak"}')))
 
 
 @api.post("/scan")
@@ -61,7 +76,7 @@ def teach(name: str):
 def referee():
     """{"hand", "rules", "options", "claimed_points", "claimed_breakdown"?, "photo"?} ->
     {"agree", "differences", "computed", "check"}; the check is recorded."""
-    return jsonify(assistant().referee(_json_body()))
+    return jsonify(assistant().referee(_json_body('{"hand": {...}, "rules": "rode-draak", "claimed_points": 512}')))
 
 
 @api.get("/referee/checks")
@@ -82,7 +97,7 @@ def check(check_id: int):
 @api.post("/table")
 def table():
     """Rode Draak: {"prevalent_wind", "hands": {"E": HAND, ...}, "options"} -> settlement."""
-    return jsonify(assistant().settle(_json_body()))
+    return jsonify(assistant().settle(_json_body('{"hands": {"E": {...}, "S": {...}, "W": {...}, "N": {...}}}')))
 
 
 @api.get("/live")
@@ -102,7 +117,7 @@ def tournaments():
 def new_tournament():
     """{"name", "players": [...], "rounds", "seed"?} -> the tournament with its schedule."""
     desk = assistant().desk
-    tournament = desk.create(_json_body())
+    tournament = desk.create(_json_body('{"name": "...", "players": [...], "rounds": 4}'))
     return jsonify(desk.overview(tournament)), 201
 
 
@@ -116,13 +131,13 @@ def tournament(tournament: int):
 def add_slip(tournament: int):
     """{"round", "table", "hand", "points": {player: n}, "mahjong": player, "remise", "dead"}
     -> the slip with each player's net and who pays whom."""
-    return jsonify(assistant().desk.add_slip(tournament, _json_body())), 201
+    return jsonify(assistant().desk.add_slip(tournament, _json_body(SLIP_EXAMPLE))), 201
 
 
 @api.put("/tournaments/<int:tournament>/slips/<int:slip_id>")
 def correct_slip(tournament: int, slip_id: int):
     """The corrected slip (same fields); everything after it is recomputed."""
-    return jsonify(assistant().desk.correct_slip(tournament, slip_id, _json_body()))
+    return jsonify(assistant().desk.correct_slip(tournament, slip_id, _json_body(SLIP_EXAMPLE)))
 
 
 @api.get("/tournaments/<int:tournament>/standings")

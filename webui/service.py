@@ -33,6 +33,8 @@ from .tournament_store import TournamentStore
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 # every request without a photo: a hand, four hands, a slip, a tournament's players are a few KB
 MAX_BODY_BYTES = 1024 * 1024
+#: A claim beyond this is no score (riichi's largest, six yakuman for the dealer, is 288,000)
+MAX_CLAIMED_POINTS = 10_000_000
 PREVIEW_LONG_SIDE = 1600          # the photo sent back to the page, long side in pixels
 
 
@@ -371,6 +373,9 @@ class TableAssistant:
             claimed_points = int(claimed_points)
         if not isinstance(claimed_points, int) or isinstance(claimed_points, bool):
             raise ServiceError("claimed_points must be a whole number (the score the players claim)")
+        if abs(claimed_points) > MAX_CLAIMED_POINTS:
+            raise ServiceError(f"claimed_points must lie between -{MAX_CLAIMED_POINTS:,} and {MAX_CLAIMED_POINTS:,}: "
+                               "no hand of any rule set scores more")
         hand = payload.get("hand")
         rules = _rules_name(payload.get("rules"))
         options = _options(payload.get("options"))
@@ -385,7 +390,8 @@ class TableAssistant:
         claimed_payments = payload.get("claimed_payments")
         if claimed_payments:
             if not isinstance(claimed_payments, Mapping) or not all(
-                    k in WINDS and isinstance(v, int) for k, v in claimed_payments.items()):
+                    k in WINDS and isinstance(v, int) and not isinstance(v, bool) and abs(v) <= MAX_CLAIMED_POINTS
+                    for k, v in claimed_payments.items()):
                 raise ServiceError("claimed_payments must map seat winds (E S W N) to whole numbers")
             claimed["payments"] = dict(claimed_payments)
         photo_name = None
