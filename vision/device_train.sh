@@ -48,6 +48,10 @@ train() {
         --workers "${WORKERS:-12}" --no-publish "$@" 2>&1 | tee "$OUT/$name.log" | quiet
     [ "${PIPESTATUS[0]}" -eq 0 ] || { say "the $name run failed ($name.log)"; exit 1; }
     cp "$WORK/$name/runs/$stage/weights/best.pt" "$OUT/$file"
+    # the last epoch's too: best.pt is picked by the development photos' mAP (or top-1), which
+    # says little of whole hands; compare_models.py --candidate $OUT/last measures it beside
+    mkdir -p "$OUT/last"
+    cp "$WORK/$name/runs/$stage/weights/last.pt" "$OUT/last/$file"
     cp "$WORK/$name/runs/$stage/results.csv" "$OUT/$name-results.csv"
 }
 # step 17's classifier line, less what differs between the two classifiers
