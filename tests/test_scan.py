@@ -494,6 +494,73 @@ def test_camera_reads_a_video_file_and_watch_waits_for_a_stable_hand(tmp_path):
     assert all(r is not None for r in results[6:])
 
 
+class _Clock:
+    """A clock the test moves by hand, and a sleep that moves it."""
+
+    def __init__(self):
+        self.now, self.slept = 100.0, []
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.slept.append(round(seconds, 6))
+        self.now += seconds
+
+
+class _Recording:
+    """A video file of numbered frames: read() gives the next one's number, skip() passes it."""
+
+    def __init__(self, count):
+        self.count, self.next, self.decoded = count, 0, 0
+
+    def read(self):
+        if self.next >= self.count:
+            return None
+        self.next += 1
+        self.decoded += 1
+        return self.next - 1
+
+    def skip(self):
+        if self.next >= self.count:
+            return False
+        self.next += 1
+        return True
+
+
+def test_a_video_file_plays_live_at_the_pace_it_was_recorded():
+    from mahjong_lens.vision.live import RealTime
+    clock, recording = _Clock(), _Recording(100)
+    video = RealTime(recording, 10.0, clock=clock, sleep=clock.sleep)
+    assert video.read() == 0 and clock.slept == []
+    # read again at once (the feed reads faster than 10 a second): the next frame is waited for
+    assert video.read() == 1 and clock.slept == [0.1]
+    # the feed was busy for 2 s (a scan): the frames shown meanwhile are passed over, not decoded
+    clock.now += 2.05
+    assert video.read() == 21 and recording.decoded == 3
+    clock.now += 10.0
+    assert video.read() is None  # the file ended while the feed was away
+
+
+def test_only_a_video_file_is_paced(tmp_path):
+    from mahjong_lens.vision.live import RealTime, open_capture
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    if not writer.isOpened():
+        pytest.skip("no MJPG video writer in this OpenCV build")
+    for k in range(3):
+        writer.write(np.full((48, 64, 3), 60 * k, np.uint8))
+    writer.release()
+    capture = open_capture(str(video))
+    try:
+        assert isinstance(capture, RealTime) and capture.fps == pytest.approx(5.0)
+        assert capture.read().shape == (48, 64, 3)
+    finally:
+        capture.close()
+    given = _Recording(3)
+    assert open_capture(given) is given  # an object that reads its own frames is used as it is
+
+
 def test_camera_that_cannot_be_opened(tmp_path):
     with pytest.raises(CameraError, match="cannot open"):
         Camera(str(tmp_path / "missing.mp4"))

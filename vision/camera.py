@@ -56,10 +56,21 @@ class Camera:
         """A webcam or stream (frames keep coming), not a file that ends."""
         return isinstance(self.source, int) or "://" in str(self.source)
 
+    @property
+    def frames_per_second(self) -> float | None:
+        """The rate a video file was recorded at, as its header says (None where it says none)."""
+        import cv2
+        fps = float(self.capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        return fps if 0.0 < fps <= 1000.0 else None
+
     def read(self) -> np.ndarray | None:
         """The next frame (BGR), or None at the end of a file or when the stream stops."""
         ok, frame = self.capture.read()
         return frame if ok and frame is not None else None
+
+    def skip(self) -> bool:
+        """Pass over the next frame without decoding it; False at the end."""
+        return bool(self.capture.grab())
 
     def frames(self, max_frames: int | None = None) -> Iterator[np.ndarray]:
         count = 0

@@ -167,7 +167,43 @@ class _Seen:
 
 def open_capture(source: Any) -> Any:
     """An object whose read() gives BGR frames (None at the end): the given one, or a
-    vision.camera.Camera for a device number, video file or stream URL."""
+    vision.camera.Camera for a device number, video file or stream URL; a video file played at
+    the pace it was recorded (``RealTime``)."""
     if hasattr(source, "read"):
         return source
-    return Camera(source)
+    camera = Camera(source)
+    fps = camera.frames_per_second
+    return camera if camera.live or fps is None else RealTime(camera, fps)
+
+
+class RealTime:
+    """A video file's frames at the pace it was recorded, as a camera would send them: the
+    frames due by now are passed over, and a frame not yet due is waited for.  Read as fast as
+    the feed reads a camera (about 12 frames a second), a 30 fps recording played at 0.4 times
+    its speed and a 5 fps one at 2.4 times: a hand shown for a second was scanned once, too few
+    times to become steady."""
+
+    def __init__(self, camera: Any, frames_per_second: float,
+                 clock: Any = time.monotonic, sleep: Any = time.sleep) -> None:
+        self.camera, self.fps = camera, float(frames_per_second)
+        self.clock, self.sleep = clock, sleep
+        self.started: float | None = None
+        self.played = 0  # frames read or passed over so far
+
+    def read(self) -> Any:
+        now = self.clock()
+        if self.started is None:
+            self.started = now
+        due = (now - self.started) * self.fps  # frame k is shown k / fps after the first
+        if self.played > due:
+            self.sleep((self.played - due) / self.fps)
+        while self.played + 1 <= due:  # a later frame is due: this one is passed over
+            if not self.camera.skip():
+                return None
+            self.played += 1
+        frame = self.camera.read()
+        self.played += 1
+        return frame
+
+    def close(self) -> None:
+        self.camera.close()
