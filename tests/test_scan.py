@@ -459,15 +459,20 @@ def test_temporal_voter_reports_only_a_steady_reading():
         TemporalVoter(window=0)
 
 
-def test_camera_reads_a_video_file_and_watch_waits_for_a_stable_hand(tmp_path):
-    video = tmp_path / "table.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+def write_video(path, frames: int, fps: float, size=(640, 480), step: int = 20):
+    """An MJPG video of `frames` flat grey frames, each `step` brighter (skips the test where
+    this OpenCV build writes no MJPG)."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
     if not writer.isOpened():
         pytest.skip("no MJPG video writer in this OpenCV build")
-    for k in range(12):
-        frame = np.full((480, 640, 3), 20 * k, np.uint8)
-        writer.write(frame)
+    for k in range(frames):
+        writer.write(np.full((size[1], size[0], 3), step * k, np.uint8))
     writer.release()
+    return path
+
+
+def test_camera_reads_a_video_file_and_watch_waits_for_a_stable_hand(tmp_path):
+    video = write_video(tmp_path / "table.avi", 12, 10)
     with Camera(str(video)) as camera:
         assert not camera.live
         frames = list(camera.frames())
@@ -544,13 +549,7 @@ def test_a_video_file_plays_live_at_the_pace_it_was_recorded():
 
 def test_only_a_video_file_is_paced(tmp_path):
     from mahjong_lens.vision.live import RealTime, open_capture
-    video = tmp_path / "table.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
-    if not writer.isOpened():
-        pytest.skip("no MJPG video writer in this OpenCV build")
-    for k in range(3):
-        writer.write(np.full((48, 64, 3), 60 * k, np.uint8))
-    writer.release()
+    video = write_video(tmp_path / "table.avi", 3, 5, size=(64, 48), step=60)
     capture = open_capture(str(video))
     try:
         assert isinstance(capture, RealTime) and capture.fps == pytest.approx(5.0)
