@@ -178,10 +178,10 @@ def open_capture(source: Any) -> Any:
 
 class RealTime:
     """A video file's frames at the pace it was recorded, as a camera would send them: the
-    frames due by now are passed over, and a frame not yet due is waited for.  Read as fast as
-    the feed reads a camera (about 12 frames a second), a 30 fps recording played at 0.4 times
-    its speed and a 5 fps one at 2.4 times: a hand shown for a second was scanned once, too few
-    times to become steady."""
+    frames due by now are passed over, and a frame not yet due is waited for.  Without it the
+    feed read a file as fast as it reads a camera (about 12 frames a second): a 30 fps recording
+    played at 0.4 times its speed, and a 5 fps one at 2.4 times, where a hand shown for a second
+    was scanned once, too few times to become steady."""
 
     def __init__(self, camera: Any, frames_per_second: float,
                  clock: Any = time.monotonic, sleep: Any = time.sleep) -> None:
