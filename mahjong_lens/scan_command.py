@@ -163,6 +163,12 @@ def summary(scan: ScanResult) -> str:
                 f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}"
                 for c in entry.candidates["kong_candidates"]) + " points; set the kong a little apart, or say it "
                 "on the page")
+        elif entry.question == "red_five":
+            lines.append(f"    {entry.error} " + ", ".join(
+                f"{'one red ' + c['tile'] if c['tile'] else 'no red fives'}: "
+                f"{'no win' if c['points'] is None else ('up to ' if c['then'] else '') + str(c['points'])}"
+                for c in entry.candidates["red_candidates"]) + " points; give --option red_fives=false, or "
+                "correct the tile on the page")
         elif entry.question:  # which tile won: one in the hand, or one out of the photo
             lines.append("    which tile completed the hand? " + ", ".join(
                 f"{c['tile']} {c['points']}" for c in entry.candidates["win_candidates"])

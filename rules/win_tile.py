@@ -14,12 +14,12 @@ from typing import Any
 
 from .decompose import hand_waits
 from .hand import Hand, HandError, Meld, SetType, expected_tile_count, hand_from_dict
-from .registry import rule_set, score
+from .registry import OptionError, make_settings, rule_set, score
 from .result import Result, invalid
 from .tiles import WIND_NAMES, WINDS, is_bonus, plain, sort_key, tile_name
 
 # the keys of a question's candidates, whichever the question (the scan copies them through)
-CANDIDATE_KEYS = ("win_candidates", "kong_candidates", "way_candidates")
+CANDIDATE_KEYS = ("win_candidates", "kong_candidates", "way_candidates", "red_candidates")
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,11 @@ def score_or_ask(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
         hand = as_hand(hand)  # parsed once; every trial below is this hand changed
     except HandError:
         return score(hand, rules, dict(options or {})).to_dict()  # the scorer says why, in words
+    answer = ask_red_five(hand, rules, options)
+    if answer is not None:
+        return answer
     short = _won_tiles_short(hand)
     marked = hand.win_tile is not None
-    answer = None
     if short == 0 and not marked:
         return ask_win_tile(hand, rules, options)
     if short == 1 and not marked:
@@ -150,6 +152,63 @@ def _best(answer: dict[str, Any]) -> tuple[int, str | None] | None:
     if answer.get("win_candidates"):
         return max(c["points"] for c in answer["win_candidates"]), answer["question"]
     return None
+
+
+def _plain_fives_of_a_suit(hand: Hand) -> list[str]:
+    """The suits of which the hand holds four plain fives (no red one)."""
+    fives = [t for t in hand.all_tiles if t[0] == "5" and t[1] in "mps"]
+    return sorted({t[1] for t in fives if fives.count(t) == 4}, key="mps".index)
+
+
+def _with_one_red(hand: Hand, suit: str) -> Hand:
+    """The hand with one plain five of `suit` read as its red five: a concealed one that is not
+    the winning tile where there is one, else one in a meld."""
+    five, red = f"5{suit}", f"0{suit}"
+    concealed = list(hand.concealed)
+    spare = [k for k, t in enumerate(concealed) if t == five]
+    if hand.win_tile == five and len(spare) > 1:
+        spare = spare[:-1]  # the winning tile is the last of them (hand_from_dict keeps it so)
+    if spare:
+        concealed[spare[0]] = red
+        return replace(hand, concealed=tuple(concealed))
+    melds = list(hand.melds)
+    for k, meld in enumerate(melds):
+        if five in meld.tiles:
+            tiles = list(meld.tiles)
+            tiles[tiles.index(five)] = red
+            melds[k] = replace(meld, tiles=tuple(tiles))
+            break
+    return replace(hand, melds=tuple(melds))
+
+
+def ask_red_five(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None
+                 ) -> dict[str, Any] | None:
+    """Four plain fives of a suit, where the rules play one red five a suit (riichi's
+    ``red_fives``): one of them is the red one (read as plain), or the set has no red fives.
+    Both scored (or, where the winning tile is still to be chosen, their best score), as a
+    question ("red_five"); None where the rules play no red fives or no suit has four plain
+    fives.  A photo of a set without red fives (most Chinese and Western sets) shows this."""
+    hand = as_hand(hand)
+    try:
+        settings = make_settings(rules, dict(options or {}))
+    except OptionError:
+        return None  # the scorer says what is wrong with the options
+    suits = _plain_fives_of_a_suit(hand)
+    if not getattr(settings, "red_fives", False) or not suits:
+        return None
+    candidates = []
+    for suit in suits:
+        best = _best(score_or_ask(_with_one_red(hand, suit), rules, options))
+        candidates.append({"answer": "red", "tile": f"0{suit}", "name": tile_name(f"0{suit}"),
+                           "points": best[0] if best else None, "then": best[1] if best else None})
+    best = _best(score_or_ask(hand, rules, {**dict(options or {}), "red_fives": False}))
+    candidates.append({"answer": "no_red_fives", "tile": None, "name": "no red fives",
+                       "points": best[0] if best else None, "then": best[1] if best else None})
+    if all(c["points"] is None for c in candidates):
+        return None  # no win either way: the scorer's own reason says more
+    fives = " and ".join(f"four plain 5{suit}" for suit in suits)
+    return _question(rules, "red_five", f"{fives}: with red fives each suit has one red five. Is one of them "
+                                        "red, or has this set no red fives?", red_candidates=candidates)
 
 
 def ask_kong_in_row(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None

@@ -604,3 +604,36 @@ def test_a_won_hand_that_is_one_tile_off_is_asked_about_and_one_tap_scores_it(
     assert page.locator(then).count() >= 1
     assert "status ok" in page.get_attribute("#photo-status", "class")
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("width, answer, then", [
+    (390, "none", "this set has no red fives"),
+    (1280, "0p", "one is red"),
+], ids=["no red fives", "one red"])
+def test_four_plain_fives_under_riichi_ask_whether_one_is_red_and_one_tap_scores_it(
+        serve, page, tmp_path, shot, width, answer, then):
+    # a photo of a set without red fives (a Chinese set) scored under riichi, which plays them
+    base = serve(RECOGNIZER=_row_of("123m456m345p555p99s"))
+    photo = str(tmp_path / "hand.png")
+    _photo(photo)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(base + "/")
+    page.select_option("select[name=rules]", "riichi")
+    page.check("input[name=win][value=self_drawn]")
+    page.set_input_files("#photo-file", photo)
+    page.wait_for_selector("#score .question")
+    assert "Is one of these fives red?" in page.text_content("#score .question")
+    assert "dead" not in page.text_content("#score").lower()
+    assert page.locator("#score .win-choice").count() == 2
+    _no_sideways_scroll(page, width, "the red five question")
+    page.screenshot(path=shot(f"red-five-{width}"), full_page=True)
+    choice = page.locator(f"#score .win-choice[data-red='{answer}']")
+    assert then in choice.text_content()
+    promised = int(choice.text_content().split(":")[-1].split()[-2])
+    choice.click()
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text(str(promised))
+    if answer == "none":
+        assert not page.is_checked(".settings-fields [data-setting=red_fives]")
+    else:
+        assert page.locator("#hand .tile[data-tile='0p']").count() == 1
+    assert page.js_errors == []

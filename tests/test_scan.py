@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from mahjong_lens.rules.registry import score
-from mahjong_lens.rules.tiles import tile_unicode
+from mahjong_lens.rules.tiles import parse_tiles, tile_unicode
 from mahjong_lens.vision.camera import Camera, CameraError, TemporalVoter, reading_key, watch
 from mahjong_lens.vision.detections import TileDetection
 from mahjong_lens.scan_command import detections_from_json, summary
@@ -199,6 +199,22 @@ def test_scan_image_runs_the_recogniser_once_per_photo():
     scan = scan_image(np.zeros((600, 640, 3), np.uint8), recogniser, {"self_drawn": True}, "riichi").to_dict()
     assert recogniser.calls == 1 and (scan["width"], scan["height"]) == (640, 600)
     assert scan["hand"]["self_drawn"] is True and scan["result"]["rules"] == "riichi"
+
+
+def test_a_photo_of_a_set_without_red_fives_asks_under_riichi_and_the_cli_says_how_to_answer():
+    # a Chinese set has no red fives: four plain 5p in a riichi scan are asked about, not refused
+    detections = place(row(parse_tiles("123m456m345p555p99s"))[0], 0, centre=(500, 400))
+    scan = scan_detections(detections, 1000, 800, {"self_drawn": True, "seat_wind": "E"}, "riichi")
+    entry = scan.hands[0]
+    assert entry.question == "red_five" and [c["answer"] for c in entry.candidates["red_candidates"]] == [
+        "red", "no_red_fives"]
+    assert scan.to_dict()["red_candidates"][0]["tile"] == "0p"
+    text = summary(scan)
+    assert "Is one of them red, or has this set no red fives?" in text
+    assert "give --option red_fives=false" in text
+    plain = scan_detections(detections, 1000, 800, {"self_drawn": True, "seat_wind": "E"}, "riichi",
+                            {"red_fives": False})
+    assert plain.hands[0].question is None and plain.to_dict()["result"]["valid"]
 
 
 def test_context_and_the_dead_wall_reach_the_hand():

@@ -108,3 +108,29 @@ def test_tiles_no_tile_makes_a_win_ask_whether_the_hand_won_where_every_hand_is_
     # twelve tiles are a dead hand as a loser too: a tile is more likely missed, and said so
     short = score_or_ask({"concealed": "147m258p369s255z", "self_drawn": True}, "rode-draak")
     assert "question" not in short and "a tile may be missing" in short["error"]
+
+
+# four plain 5p (345p and a pung of 5p): riichi plays one red five a suit (Ari Ari, red_fives)
+FOUR_PLAIN_FIVES = {"concealed": "123m456m345p555p99s", "self_drawn": True, "seat_wind": "E"}
+
+
+def test_four_plain_fives_under_red_fives_ask_whether_one_is_red_or_the_set_has_none():
+    answer = score_or_ask(FOUR_PLAIN_FIVES, "riichi")
+    assert answer["question"] == "red_five" and not answer["valid"]
+    assert answer["error"].startswith("four plain 5p: with red fives each suit has one red five")
+    red, none = answer["red_candidates"]
+    assert (red["answer"], red["tile"], none["answer"], none["tile"]) == ("red", "0p", "no_red_fives", None)
+    # each answer scored as the hand so changed scores: one 5p read red, or red fives off
+    as_red = score_or_ask(dict(FOUR_PLAIN_FIVES, concealed="123m456m345p055p99s"), "riichi")
+    without = score_or_ask(FOUR_PLAIN_FIVES, "riichi", {"red_fives": False})
+    assert red["points"] == as_red["points"] and none["points"] == without["points"]
+    assert red["points"] > none["points"]  # the red five is a dora more
+    # where the rules play no red fives, or a red one is there, nothing is asked
+    assert "question" not in without and "question" not in as_red
+    assert "question" not in score_or_ask(FOUR_PLAIN_FIVES, "wsom")
+
+
+def test_no_red_five_question_for_a_hand_that_wins_neither_way():
+    # four plain 5p in a hand that is no win with or without a red one: the scorer's reason stands
+    answer = score_or_ask({"concealed": "147m258m5555p1357z", "self_drawn": True}, "riichi")
+    assert answer.get("question") != "red_five" and not answer["valid"]

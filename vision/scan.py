@@ -21,7 +21,7 @@ from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
 from mahjong_lens.rules.hand import HandError, hand_from_dict
 from mahjong_lens.rules.registry import rule_set, score
 from mahjong_lens.rules.tiles import WINDS, format_tiles, plain, tile_name
-from mahjong_lens.rules.win_tile import (ask_kong_in_row, ask_missing_tile, ask_not_won, ask_win_tile,
+from mahjong_lens.rules.win_tile import (ask_kong_in_row, ask_missing_tile, ask_not_won, ask_red_five, ask_win_tile,
                                           ask_win_way)
 
 from .detections import Recognizer, TileDetection
@@ -249,6 +249,10 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
                 entry.error += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
                                 "other tiles")
         return entry
+    # four plain fives of a suit where the rules play red fives: the set has none, or one is red
+    answer = ask_red_five(replace(parsed, win_tile=win_tile) if won and win_tile else parsed, rules, options)
+    if answer is not None:
+        return entry.ask(answer)
     said = context.get("self_drawn") or context.get("discarder")  # how it was won, where the context says
     if not won:
         hand_dict["self_drawn"], hand_dict["discarder"] = False, None

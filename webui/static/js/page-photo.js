@@ -42,7 +42,7 @@ function photoPage() {
     try {
       const result = await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options });
       if (ticket !== scoreTicket) return;
-      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong, onNotWon: markNotWon });
+      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong, onNotWon: markNotWon, onRedFive: markRedFive });
       // the photo's warning was about the hand as read: once the player has put it right, say so
       if (scan && handEdited && status.classList.contains("warn")) {
         if (result.question) setStatus(status, "Answer the question under “Score” with a tap to get the score.", "warn");
@@ -64,6 +64,28 @@ function photoPage() {
     if (!none) return;
     none.checked = true;
     scheduleScore();
+  }
+
+  /** The player's answer to "is one of these fives red?": one plain five becomes the red one
+   * (`red`, e.g. "0p"; one in the hand that is not the winning tile where there is one), or, with
+   * `red` null, the set has no red fives (the rule set's setting is turned off). */
+  function markRedFive(red) {
+    if (!red) {
+      const setting = form.querySelector(".settings-fields [data-setting=red_fives]");
+      if (!setting) return;
+      setting.checked = false;
+      scheduleScore();
+      return;
+    }
+    const state = editor.state;
+    const five = "5" + red[1];
+    const inHand = state.concealed.find((s) => s.code === five);
+    const inMeld = state.melds.flatMap((m) => m.tiles).find((s) => s.code === five);
+    const target = inHand || inMeld || (state.win && state.win.code === five ? state.win : null);
+    if (!target) return;
+    target.code = red;
+    target.edited = true;
+    editor.changed();
   }
 
   /** The player's answer to "four alike in the row: a kong?": the four become that kong. */

@@ -62,7 +62,7 @@ function questionBox(title, explanation, answers) {
   return box;
 }
 
-function renderResult(target, result, seat = null, { onWinTile = null, onKong = null, onNotWon = null } = {}) {
+function renderResult(target, result, seat = null, { onWinTile = null, onKong = null, onNotWon = null, onRedFive = null } = {}) {
   target.replaceChildren();
   if (!result) return;
   const head = document.createElement("div");
@@ -83,6 +83,16 @@ function renderResult(target, result, seat = null, { onWinTile = null, onKong = 
         tile: c.tile, data: { kong: `${c.tile}:${c.open ? "open" : "concealed"}` },
         text: `${c.open ? "open" : "concealed"} kong: ${c.then ? "up to " : ""}${c.points} points`,
         answer: onKong && (() => onKong(c.tile, c.open)),
+      }))));
+    return;
+  }
+  if (result.question === "red_five") {
+    // four plain fives of a suit where the rules play one red five a suit: one tap says which
+    target.append(questionBox("Is one of these fives red?", sentence(result.error || ""),
+      (result.red_candidates || []).map((c) => ({
+        tile: c.tile, data: { red: c.tile || "none" },
+        text: `${c.tile ? "one is red" : "this set has no red fives"}: ${c.points === null ? "no win" : `${c.then ? "up to " : ""}${c.points} points`}`,
+        answer: onRedFive && (() => onRedFive(c.tile)),
       }))));
     return;
   }
