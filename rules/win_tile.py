@@ -166,8 +166,8 @@ def _with_one_red(hand: Hand, suit: str) -> Hand:
     five, red = f"5{suit}", f"0{suit}"
     concealed = list(hand.concealed)
     spare = [k for k, t in enumerate(concealed) if t == five]
-    if hand.win_tile == five and len(spare) > 1:
-        spare = spare[:-1]  # the winning tile is the last of them (hand_from_dict keeps it so)
+    if hand.win_tile == five:
+        spare = spare[:-1]  # one of them stays the winning tile
     if spare:
         concealed[spare[0]] = red
         return replace(hand, concealed=tuple(concealed))
@@ -177,8 +177,10 @@ def _with_one_red(hand: Hand, suit: str) -> Hand:
             tiles = list(meld.tiles)
             tiles[tiles.index(five)] = red
             melds[k] = replace(meld, tiles=tuple(tiles))
-            break
-    return replace(hand, melds=tuple(melds))
+            return replace(hand, melds=tuple(melds))
+    # the winning tile is the only plain five in the hand's concealed tiles and no meld holds one
+    concealed[concealed.index(five)] = red
+    return replace(hand, concealed=tuple(concealed), win_tile=red)
 
 
 def ask_red_five(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str, Any] | None = None

@@ -134,3 +134,21 @@ def test_no_red_five_question_for_a_hand_that_wins_neither_way():
     # four plain 5p in a hand that is no win with or without a red one: the scorer's reason stands
     answer = score_or_ask({"concealed": "147m258m5555p1357z", "self_drawn": True}, "riichi")
     assert answer.get("question") != "red_five" and not answer["valid"]
+
+
+def test_the_five_read_red_keeps_the_winning_tile_where_it_can():
+    from mahjong_lens.rules.hand import hand_from_dict
+    from mahjong_lens.rules.win_tile import _with_one_red
+    chows = [{"type": "chow", "tiles": "345p"}, {"type": "chow", "tiles": "456p"}]
+    # four 5p: two concealed, one of them the winning tile: the other is read red
+    two = _with_one_red(hand_from_dict({"concealed": "123m789s99s55p", "melds": chows, "win_tile": "5p",
+                                        "discarder": "S"}), "p")
+    assert list(two.concealed).count("0p") == 1 and two.win_tile == "5p"
+    # the winning 5p the only concealed one: a five of a meld is read red
+    one = _with_one_red(hand_from_dict({"concealed": "123m789s99s5p", "melds": chows + [
+        {"type": "chow", "tiles": "567p"}], "win_tile": "5p", "discarder": "S"}), "p")
+    assert one.melds[0].tiles == ("3p", "4p", "0p") and one.win_tile == "5p" and "0p" not in one.concealed
+    # no other five in the hand: the winning tile itself is the red one
+    alone = _with_one_red(hand_from_dict({"concealed": "123m456m34p5p99s111z", "win_tile": "5p",
+                                          "discarder": "S"}), "p")
+    assert alone.win_tile == "0p" and "0p" in alone.concealed
