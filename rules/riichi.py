@@ -34,7 +34,7 @@ from .decompose import arrangements, hand_waits
 from .hand import Hand, HandError, SetType, validate_hand
 from .result import Line, Result, counted, invalid, line_id
 from .tiles import (
-    WINDS, dora_from_indicator, is_red, is_simple, kind, plain, tile_name, wind_tile,
+    WINDS, dora_from_indicator, four_plain_fives, is_red, is_simple, kind, plain, tile_name, wind_tile,
 )
 
 RULES = "riichi"
@@ -320,13 +320,10 @@ def _check_context(hand: Hand, settings: Settings) -> str | None:
                 "discarded the winning tile) to say who pays")
     if settings.honba < 0 or settings.riichi_sticks < 0:
         return "honba and riichi sticks cannot be negative"
-    if settings.red_fives:
-        plain_fives = Counter(t[1] for t in hand.all_tiles if t[0] == "5" and t[1] in "mps")
-        for suit_letter, count in sorted(plain_fives.items()):
-            if count == 4:
-                return (f"four plain 5{suit_letter}: with red fives each suit has one red five "
-                        f"and three plain ones; write the red one as 0{suit_letter} (or set "
-                        "red_fives=false)")
+    suits = four_plain_fives(hand.all_tiles) if settings.red_fives else []
+    if suits:
+        return (f"four plain 5{suits[0]}: with red fives each suit has one red five and three plain "
+                f"ones; write the red one as 0{suits[0]} (or set red_fives=false)")
     return None
 
 

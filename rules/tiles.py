@@ -10,6 +10,7 @@ index of their plain five; the red flag is kept on the code).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 SUITS = "mpsz"
@@ -198,6 +199,13 @@ def kind_tile(index: int) -> str:
 
 def is_red(tile: str) -> bool:
     return tile[0] == "0"
+
+
+def four_plain_fives(tiles: Iterable[str]) -> list[str]:
+    """The suits (m, p, s, in that order) of which `tiles` hold four plain fives: with one
+    red five a suit (riichi's red fives) one of them must be the red one."""
+    fives = Counter(t[1] for t in tiles if t[0] == "5" and t[1] in "mps")
+    return [s for s in "mps" if fives[s] == 4]
 
 
 def suit(tile: str) -> str:

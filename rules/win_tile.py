@@ -16,7 +16,7 @@ from .decompose import hand_waits
 from .hand import Hand, HandError, Meld, SetType, expected_tile_count, hand_from_dict
 from .registry import OptionError, make_settings, rule_set, score
 from .result import Result, invalid
-from .tiles import WIND_NAMES, WINDS, is_bonus, plain, sort_key, tile_name
+from .tiles import WIND_NAMES, WINDS, four_plain_fives, is_bonus, plain, sort_key, tile_name
 
 # the keys of a question's candidates, whichever the question (the scan copies them through)
 CANDIDATE_KEYS = ("win_candidates", "kong_candidates", "way_candidates", "red_candidates")
@@ -154,12 +154,6 @@ def _best(answer: dict[str, Any]) -> tuple[int, str | None] | None:
     return None
 
 
-def _plain_fives_of_a_suit(hand: Hand) -> list[str]:
-    """The suits of which the hand holds four plain fives (no red one)."""
-    fives = [t for t in hand.all_tiles if t[0] == "5" and t[1] in "mps"]
-    return sorted({t[1] for t in fives if fives.count(t) == 4}, key="mps".index)
-
-
 def _with_one_red(hand: Hand, suit: str) -> Hand:
     """The hand with one plain five of `suit` read as its red five: a concealed one that is not
     the winning tile where there is one, else one in a meld."""
@@ -191,12 +185,14 @@ def ask_red_five(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
     question ("red_five"); None where the rules play no red fives or no suit has four plain
     fives.  A photo of a set without red fives (most Chinese and Western sets) shows this."""
     hand = as_hand(hand)
+    suits = four_plain_fives(hand.all_tiles)
+    if not suits:  # first, as it is cheap: score_or_ask asks this of every hand it scores
+        return None
     try:
         settings = make_settings(rules, dict(options or {}))
     except OptionError:
         return None  # the scorer says what is wrong with the options
-    suits = _plain_fives_of_a_suit(hand)
-    if not getattr(settings, "red_fives", False) or not suits:
+    if not getattr(settings, "red_fives", False):
         return None
     candidates = []
     for suit in suits:
