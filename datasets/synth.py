@@ -186,6 +186,23 @@ class Wall:
     def flower(self) -> str | None:
         return self.flowers.pop() if self.flowers else None
 
+    def draw_winning(self, n: int) -> list[str]:
+        """``n`` tiles (2, 5, ... 14) that form sets and a pair: a hand that wins, shuffled as drawn,
+        or ``n`` tiles drawn at random where the wall can no longer make one."""
+        sets = []
+        for _ in range((n - 2) // 3):
+            got = self.meld("chow" if self.rng.random() < 0.6 else "pung")
+            if got is None:
+                return sum(sets, []) + self.draw(n - 3 * len(sets))
+            sets.append(got)
+        pairs = [t for t in PLAYING_TILES if self.tiles[t] >= 2]
+        if not pairs:
+            return sum(sets, []) + self.draw(2)
+        pair = pairs[int(self.rng.integers(len(pairs)))]
+        tiles = sum(sets, []) + [self.take(pair), self.take(pair)]
+        self.rng.shuffle(tiles)
+        return tiles  # type: ignore[return-value]
+
     def meld(self, kind: str) -> list[str] | None:
         rng = self.rng
         for _ in range(12):
@@ -315,10 +332,12 @@ class Builder:
 
     # -- a player's whole hand ----------------------------------------------
     def hand(self, frame: Frame, wall: Wall, *, player: int, standing: bool, revealed: bool, melds_where: str,
-             complete: bool, flowers: int, n_melds: int, concealed_rows: int = 1) -> list[int]:
+             complete: bool, flowers: int, n_melds: int, concealed_rows: int = 1,
+             winning: bool = False) -> list[int]:
         """Concealed row (with the winning tile apart), melds and flowers of one seat.
         ``concealed_rows=2``: a hand lying open laid in two rows, one behind the other (the
-        second ends with the winning tile apart)."""
+        second ends with the winning tile apart). ``winning``: a complete hand's tiles form sets
+        and a pair (a hand that won), not tiles drawn at random."""
         rng = self.rng
         W, H, T = self.W, self.H, self.T
         melds = []
@@ -333,7 +352,7 @@ class Builder:
                     tiles.insert(1, tiles.pop())
             melds.append((kind, tiles))
         n_conc = 13 - 3 * len(melds) + (1 if complete else 0)
-        conc = wall.draw(n_conc)
+        conc = wall.draw_winning(n_conc) if winning and complete else wall.draw(n_conc)
         win = conc.pop() if complete and conc else None
         suit_order = "".join(rng.permutation(list("mps")))
         if rng.random() < 0.85:
@@ -450,9 +469,10 @@ def _uniform_faces(rng, style: Style, n: int) -> list[str]:
     return [names[int(i)] for i in rng.integers(0, len(names), n)]
 
 
-def build_scene(rng: np.random.Generator, style: Style, kind: str, concealed_rows: int = 1) -> tuple[Builder, dict]:
+def build_scene(rng: np.random.Generator, style: Style, kind: str, concealed_rows: int = 1,
+                winning: bool = False) -> tuple[Builder, dict]:
     """Lay out the tiles of one scene; returns the builder and camera hints (``concealed_rows``:
-    the photographer's hand in one row or two)."""
+    the photographer's hand in one row or two; ``winning``: a complete hand is a hand that won)."""
     W = float(rng.uniform(24, 31))
     H = W * float(rng.uniform(1.3, 1.42))
     T = W * float(rng.uniform(0.6, 0.85))
@@ -470,7 +490,7 @@ def build_scene(rng: np.random.Generator, style: Style, kind: str, concealed_row
         idx = b.hand(seat0, wall, player=0, standing=standing, revealed=not standing or rng.random() < 0.5,
                      melds_where="right" if rng.random() < 0.6 else "front", complete=rng.random() < 0.75,
                      flowers=int(rng.integers(0, 4)) if chinese else 0, n_melds=n_melds,
-                     concealed_rows=concealed_rows)
+                     concealed_rows=concealed_rows, winning=winning)
         b.focus += idx
         if not standing and rng.random() < 0.2:
             # two hands laid open face to face (scoring every hand after a game)
@@ -583,6 +603,7 @@ def render_scene_full(
     kind: str | None = None,
     effects: bool = True,
     concealed_rows: int = 1,
+    winning: bool = False,
 ) -> SceneResult:
     """Render one photo; returns the image, the labelled boxes, every tile and the scene metadata.
 
@@ -590,7 +611,8 @@ def render_scene_full(
     defaults to every style of the shared art folder; ``style`` picks one by name,
     ``kind`` one of ``hand``, ``table``, ``scatter``, ``tray``. ``effects=False``
     leaves out light, blur and noise (clean renders for debugging). ``concealed_rows=2`` lays
-    the photographer's open hand in two rows.
+    the photographer's open hand in two rows; ``winning=True`` makes a complete hand one that
+    won (sets and a pair).
     """
     if styles is None:
         styles = load_styles()
@@ -607,7 +629,7 @@ def render_scene_full(
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
     out_w, out_h = (size, size) if isinstance(size, int) else size
-    builder, hints = build_scene(rng, st, kind, concealed_rows)
+    builder, hints = build_scene(rng, st, kind, concealed_rows, winning)
     # ---- canvas: most photos fill the frame; some are letterboxed or stretched like the real sets
     cw, ch, ox, oy = out_w, out_h, 0, 0
     pad = None
