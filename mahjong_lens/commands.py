@@ -13,6 +13,11 @@ from mahjong_lens.rules.tiles import NotationError, format_tiles, parse_tiles, t
 from mahjong_lens.rules.win_tile import score_or_ask
 
 
+# `score` exits 0 on a score, 2 on a hand that cannot be scored or bad input, and this on a
+# question whose every answer is scored in the output (docs/formats.md, "A question")
+QUESTION_EXIT = 3
+
+
 def _fail(message: str) -> int:
     print(f"mahjong-lens: {message}", file=sys.stderr)
     return 2
@@ -53,7 +58,9 @@ def run_score(args: argparse.Namespace) -> int:
     except (ValueError, OptionError) as error:
         return _fail(str(error))
     print(json.dumps(result, indent=2, ensure_ascii=False))
-    return 0 if result["valid"] else 2
+    if result["valid"]:
+        return 0
+    return QUESTION_EXIT if result.get("question") else 2
 
 
 def configure_settle(parser: argparse.ArgumentParser) -> None:

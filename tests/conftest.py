@@ -1,8 +1,22 @@
-"""Shared test settings: a test client of the app that reads no photo, and a skipped browser
-suite said at the end of the run, loudly."""
+"""Shared test settings: a test client of the app that reads no photo; at the end of the run,
+one line that counts the tests skipped by why (no shared data, no browser, no torch), and a
+skipped browser suite said loudly."""
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
+
+# a skip's reason -> what a reader of the run's last lines should know, first match wins
+SKIP_KINDS = (
+    # the [train] extra: torch, ultralytics (which brings yaml and polars), onnx, efficientnet,
+    # and the PyTorch weights that only a clone holds (a plain install ships the ONNX exports)
+    ("no torch ([train] extra)", ("[train]", "torch", "ultralytics", "'onnx'", "'yaml'", "'polars'",
+                                  "efficientnet", "pytorch weights")),
+    ("no browser", ("chromium", "playwright")),
+    ("missing shared data (../shared/data or $MAHJONG_LENS_DATA)",
+     ("mahjong_lens_data", "shared", "tile art", "real hand photos", "photos under", "art not")),
+)
 
 
 class NoRecognizer:
@@ -19,7 +33,22 @@ def client(tmp_path):
     app.extensions["mahjong_lens"].close()
 
 
+def skip_kind(reason: str) -> str:
+    """Which kind of missing thing a skip's reason names."""
+    lowered = reason.lower()
+    return next((kind for kind, words in SKIP_KINDS if any(w in lowered for w in words)), "other")
+
+
+def _reason(report) -> str:
+    return str(report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    skips = [r for r in terminalreporter.stats.get("skipped", []) if getattr(r, "when", "") != "teardown"]
+    if skips:
+        kinds = Counter(skip_kind(_reason(r)) for r in skips)
+        terminalreporter.write_line(f"skipped {len(skips)}: " + ", ".join(
+            f"{count} {kind}" for kind, count in kinds.most_common()) + " (reasons: pytest -rs)", yellow=True)
     skipped = [report for report in terminalreporter.stats.get("skipped", [])
                if "test_browser" in str(getattr(report, "nodeid", "")) or "test_browser" in str(report.longrepr)]
     if skipped:

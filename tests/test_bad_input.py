@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
+from commands import run_cli
 from mahjong_lens.rules.registry import OptionError, make_settings, score
 
 WON = {"concealed": "123m456p789s555z11z", "win_tile": "1z", "self_drawn": True}
@@ -168,8 +168,7 @@ def test_out_of_range_settings_through_the_api_are_a_400_with_the_range(client):
 # ------------------------------------------------------------------------------ the CLI
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mahjong_lens.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return run_cli(*args, stdin=stdin, module="mahjong_lens.cli", timeout=60)
 
 
 def test_the_cli_refuses_a_camera_it_cannot_open_at_start(tmp_path):

@@ -1,13 +1,12 @@
 import json
-import subprocess
-import sys
 
 import pytest
 
+from commands import run_cli
+
 
 def run(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "mahjong_lens", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return run_cli(*args, stdin=stdin)
 
 
 def test_waits_lists_the_completing_tiles():
@@ -43,3 +42,15 @@ def test_malformed_json_exits_2_without_traceback():
 def test_no_command_prints_help():
     out = run()
     assert out.returncode == 2 and "score" in out.stdout and "waits" in out.stdout
+
+
+def test_a_question_exits_3_with_every_answer_scored():
+    # a complete hand whose winning tile is not set apart, and the candidates score differently
+    hand = {"concealed": "123m456p789s55z111z", "discarder": "S"}
+    out = run("score", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
+    answer = json.loads(out.stdout)
+    assert out.returncode == 3, (answer, out.stderr)
+    assert answer["question"] == "win_tile" and len(answer["win_candidates"]) >= 2
+    # a hand that cannot be scored still exits 2
+    out = run("score", "--rules", "rode-draak", "-", stdin=json.dumps({"concealed": "11111m"}))
+    assert out.returncode == 2

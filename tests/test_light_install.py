@@ -4,7 +4,6 @@ command that needs the `[train]` extra says so in one sentence."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -25,8 +24,8 @@ needs_exports = pytest.mark.skipif(not (MODELS_DIR / "tile_detector.onnx").exist
 
 
 def _run_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
+    # outside the source tree, the installed package (plain or editable) is imported
+    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300)
 
 

@@ -147,10 +147,11 @@ def _get(url: str) -> tuple[int, bytes]:
         return error.code, b""
 
 
-def test_serve_answers_every_page_with_every_asset_it_references(release, tmp_path):
+def test_serve_answers_every_page_with_every_asset_it_references_and_reads_the_recording(release, tmp_path):
     port = _free_port()
     server = subprocess.Popen([str(release["bin"] / "mahjong-lens"), "serve", "--port", str(port),
-                               "--database", str(tmp_path / "records.db")],
+                               "--database", str(tmp_path / "records.db"),
+                               "--camera", str(EXAMPLES / "table.avi")],
                               cwd=release["cwd"], env=release["env"], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
@@ -187,7 +188,48 @@ def test_serve_answers_every_page_with_every_asset_it_references(release, tmp_pa
         assert scripts == {p.name for p in (REPO / "webui" / "static" / "js").glob("*.js")}
         status, body = _get(base + "/api/rules")
         assert status == 200 and b"rode-draak" in body
+        # the recording as the table camera: a hand held still is read steady and scored
+        scored = None
+        for _ in range(60):
+            live = json.loads(_get(base + "/api/live?rules=rode-draak&win=self_drawn")[1])
+            if live["stable"] and ((live.get("reading") or {}).get("result") or {}).get("valid"):
+                scored = live["reading"]["result"]["points"]
+                break
+            time.sleep(0.5)
+        assert scored, live
     finally:
         server.terminate()
         output = server.communicate(timeout=30)[0]
     assert "Traceback" not in output, output[-3000:]
+
+
+def _readme_commands(heading: str) -> list[str]:
+    """The commands of the first shell block under a README heading, continued lines joined,
+    comments dropped."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands, current = [], ""
+    for line in block.splitlines():
+        line = re.sub(r"\s+#.*$", "", line) if not line.lstrip().startswith("#") else ""
+        current += line.rstrip("\\").strip() + " "
+        if not line.rstrip().endswith("\\") and current.strip():
+            commands.append(current.strip())
+            current = ""
+    return commands
+
+
+@pytest.mark.parametrize("heading", ["The main jobs", "The tournament desk (Rode Draak)"])
+def test_the_readme_commands_run_as_written_in_the_installed_package(release, heading, tmp_path):
+    """From the source tree (where examples/ is), with the installed command on PATH: each
+    command ends in a score, or a question (exit 3), and never in a traceback; `serve` is
+    tried by the test above."""
+    commands = [c for c in _readme_commands(heading) if not c.startswith("mahjong-lens serve")]
+    assert len(commands) >= 5
+    env = dict(release["env"], PATH=f"{release['bin']}{os.pathsep}{os.environ['PATH']}",
+               HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "share"))
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command.replace("/tmp/", f"{tmp_path}/")], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode in (0, 3), f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        assert "Traceback" not in done.stderr and done.stdout.strip(), command

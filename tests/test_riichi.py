@@ -8,8 +8,6 @@ Mangan base 2000, haneman 3000, baiman 4000, sanbaiman 6000, yakuman 8000.
 """
 import json
 import random
-import subprocess
-import sys
 import time
 from collections import Counter
 
@@ -19,6 +17,7 @@ from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, Opti
 from mahjong.meld import Meld as LibMeld
 from mahjong.tile import TilesConverter
 
+from commands import run_cli
 from mahjong_lens.rules import riichi
 from mahjong_lens.rules.generate import random_winning_hand
 from mahjong_lens.rules.tiles import plain
@@ -564,9 +563,7 @@ def test_ari_ari_defaults():
 def test_cli_score_with_an_option(tmp_path):
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(hand("234m456p234678s88p", "2m", riichi=True, dora=["1m"])))
-    out = subprocess.run([sys.executable, "-m", "mahjong_lens", "score", "--rules", "riichi",
-                          str(path), "--option", "kiriage=true"],
-                         capture_output=True, text=True, timeout=120)
+    out = run_cli("score", "--rules", "riichi", str(path), "--option", "kiriage=true")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     # 4 han 30 fu with kiriage: mangan 8000 from the discarder (North)

@@ -5,12 +5,11 @@ points = Mahjong 20 (winners only) + sets + pairs, then x2 per doubling, capped 
 """
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings as hypothesis_settings, strategies as st
 
+from commands import run_cli
 from mahjong_lens.rules import registry
 from mahjong_lens.rules.generate import random_losing_hand, random_winning_hand
 from mahjong_lens.rules.hand import Hand, hand_from_dict
@@ -626,9 +625,6 @@ def test_random_losing_hands_are_scored(seed):
 
 # -- the command line ---------------------------------------------------------------------
 
-def run_cli(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "mahjong_lens", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
 
 
 def test_cli_scores_a_hand_from_stdin():

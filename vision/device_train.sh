@@ -1,7 +1,7 @@
 #!/bin/bash
 # One training call on a lent GPU machine (the `device` tool's `run`), from the repository root.
 #
-# Prepared here first (models/README.md, "Training on a lent GPU machine"):
+# Prepared here first (README.md, "Training on a lent GPU machine"):
 #   mahjong-lens pack --out .bundle/data --also-train datasets/also_train_red_table_set.txt
 #   the three wheels ultralytics needs there, in .whl (pip download, as the README says)
 # Then, with carry [".bundle", ".whl"] and a timeout that leaves a minute to spare:
@@ -9,11 +9,11 @@
 #   STAGES=classifier CLASSIFIER_MINUTES=3 bash vision/device_train.sh      (a second call, if time is left)
 #   STAGES="classifier classifier2" ...   both classifiers, the second on the first's crops
 #
-# Each stage runs the shipped line from the shipped weights (steps 16 and 17 of the model card)
+# Each stage runs the shipped line from the shipped weights (models/README.md, Training)
 # on the packed data, with the synthetic scenes rendered there, and leaves its weights, log and
 # results in $OUT.  Nothing is published to models/: measure the weights here first.
 # HARD_SCENES=4000 adds to the classifier's data the crops the shipped recogniser gets wrong in
-# that many rendered hands (model card, stop 46: on a CPU budget it cost the real sets).
+# that many rendered hands (on a CPU budget that cost the real sets their figures).
 set -o pipefail
 OUT=${OUT:-/tmp/device-out}
 WORK=${WORK:-/tmp/mahjong-lens-work}
@@ -54,7 +54,7 @@ train() {
     cp "$WORK/$name/runs/$stage/weights/last.pt" "$OUT/last/$file"
     cp "$WORK/$name/runs/$stage/results.csv" "$OUT/$name-results.csv"
 }
-# step 17's classifier line, less what differs between the two classifiers
+# the shipped classifiers' line (models/README.md, Training), less what differs between the two
 classifier_args=(--crop-detector models --not-a-tile --real-copies 3 --slant 20 --balance --imgsz 96
     --synth "${CLASSIFIER_SYNTH:-2000}" --seed "${SEED:-5}" --synth-per-class 1500 --screens "${SCREENS:-300}"
     --erasing 0.1 --lr0 "${CLASSIFIER_LR:-0.0002}" --epochs "${CLASSIFIER_EPOCHS:-10}"
@@ -65,7 +65,7 @@ for stage in ${STAGES:-detector}; do
     say "$stage"
     case $stage in
     detector)
-        # step 16's line: synthetic scenes, screen captures, the quarter-turned real rows and
+        # the shipped detector's line: synthetic scenes, screen captures, the quarter-turned real rows and
         # trays, the blue mat's train/ photos
         train detector detector tile_detector.pt --init models/tile_detector.pt \
             --synth "${DETECTOR_SYNTH:-3000}" --screens "${SCREENS:-300}" --seed "${SEED:-5}" --turned \
@@ -73,12 +73,12 @@ for stage in ${STAGES:-detector}; do
             --time-budget "${DETECTOR_MINUTES:-4}" --batch "${DETECTOR_BATCH:-64}"
         ;;
     classifier)
-        # step 17's line for the first classifier
+        # the shipped line for the first classifier
         train classifier classifier tile_classifier.pt --init models/tile_classifier.pt "${classifier_args[@]}" \
             --hard-scenes "${HARD_SCENES:-0}" --hard-copies "${HARD_COPIES:-2}"
         ;;
     classifier2)
-        # step 17's line for the second classifier, on the first's crops where this machine
+        # the shipped line for the second classifier, on the first's crops where this machine
         # still holds them (the same call: a machine lent again starts bare), else cut anew
         mkdir -p "$WORK/classifier2"
         [ -d "$WORK/classifier/classifier-data" ] && ln -sfn "$WORK/classifier/classifier-data" "$WORK/classifier2/classifier-data"

@@ -70,17 +70,17 @@ LYING_SHARE = 0.3
 # where the tiles the detector finds are small (median short side below SMALL_TILE px in the
 # photo scaled to 640 px), or it finds none, it looks again at the photo at CLOSE_LOOK_SIZE
 # px and keeps that look: a camera over a whole table sees tiles of 15-25 px, which a look
-# at 416 px misses (the measurements behind both: models/README.md, "Reading thresholds")
+# at 416 px misses
 SMALL_TILE = 28.0
 CLOSE_LOOK_SIZE = 640
 # a box the detector is unsure of (confidence below the first) whose face the classifiers
 # cannot name either (likeliest class below the second) is dropped: such boxes are nearly
 # all dice, the table's centre, part of a tile at the photo's edge, books on a shelf and the
-# sides of standing tiles (model card, same section; 0.4 until stop 40)
+# sides of standing tiles (at 0.4, more of them were kept)
 UNSURE_BOX = (0.5, 0.5)
 # a box whose face the classifiers cannot name, however sure the detector is of it (likeliest
 # class below this), is dropped: on the blue mat's book shelf the detector is sure at 0.5-0.56
-# of a spine the classifiers give 0.15-0.17 (model card, "Reading thresholds")
+# of a spine the classifiers give 0.15-0.17
 NAMELESS_FACE = 0.2
 # one tile boxed in two halves (a big 4p boxed as two 2p: its two halves are each a 2p's
 # pattern) is one box: two overlapping boxes, one the detector and classifiers are unsure of
@@ -91,7 +91,7 @@ NAMELESS_FACE = 0.2
 # another face than either half's (two tiles of one face side by side in a diagonal row read
 # as their own face) unless the smaller lies HALF_BOX_INSIDE within the other (a second box
 # on a tile's lower half).  valid/: the blue mat 0.967 / 0.940 -> 0.978 / 0.961, the red-table
-# half 0.969 / 0.977 -> 0.972 / 0.983 (model card, "Stop 44")
+# half 0.969 / 0.977 -> 0.972 / 0.983
 HALF_BOX_WEAK = 0.5
 HALF_BOX_OVERLAP = 0.2
 HALF_BOX_SIZE = (1.5, 1.35)
@@ -103,17 +103,17 @@ HALF_BOX_INSIDE = 0.75
 # shows a 2p).  Such a pair is taken for halves however sure of each the detector is and
 # however little of one lies in the other, where their faces differ and the less sure of the
 # two is below HALF_BOX_STACKED_SURE: two whole tiles in a block are read each for sure (the
-# blue mat 0.978 / 0.961 -> 0.978 / 0.968; model card, "Stop 47")
+# blue mat 0.978 / 0.961 -> 0.978 / 0.968)
 HALF_BOX_STACKED = 0.85
 HALF_BOX_STACKED_SURE = 0.99
 # a box whose long side is this many times the photo's median box's is no tile (a tile lying
-# sideways or nearer the camera is at most about twice another): step 16's detector once
-# boxed a tray's whole edge, which kept a hand's two rows apart (model card, "Reading thresholds")
+# sideways or nearer the camera is at most about twice another): the shipped detector once
+# boxed a tray's whole edge, which kept a hand's two rows apart
 LONG_BOX = 3.0
 # a box read face down whose middle is the colour of the table around the tiles (the median of
 # the photo outside every box, CIELAB distance below this) is felt, not a tile's back: the blue
 # mat and the red and green tables of `valid/` gave 16 such boxes below 18, the synthetic
-# scenes' true backs lay 27 and more from their felt (model card, "Reading thresholds")
+# scenes' true backs lay 27 and more from their felt
 FELT_DISTANCE = 18.0
 # a concealed kong's face-down tile the classifiers took for no tile lies one step before or
 # after its two face-up tiles, in line with them (``with_kong_backs``): the face-up tiles
@@ -138,7 +138,7 @@ DETECTOR_CONF = 0.35
 # like are read so only surely (WEAK_BOX_PLAIN: a back never, the White dragon, blank in many
 # sets, at 0.99 or more): weak boxes on felt read `back`, on a pale check of a synthetic
 # tablecloth 5z at 0.89-0.95; real White dragons' weak boxes read 5z at 1.00.  The blue mat's
-# three tiles without a box lay at 0.28-0.35, read right at 0.73-1.00 (model card, "Stop 48")
+# three tiles without a box lay at 0.28-0.35, read right at 0.73-1.00
 WEAK_BOX_CONF = 0.25
 WEAK_BOX_FACE = 0.7
 WEAK_BOX_NEAR = 1.5
@@ -149,7 +149,7 @@ WEAK_BOX_PLAIN = {BACK: float("inf"), "5z": 0.99}
 # or more from the nearest box's) that the two stages together are unsure of (confidence, the
 # detector's times the face's, below LONE_BOX_CONF) is the room around the table, not a tile:
 # the blue mat's power bank read 1p (5.9 tiles off, 0.36) and a book read 3s (2.7, 0.31); no
-# tile of `valid/` read right lies so (model card, "Stop 48")
+# tile of `valid/` read right lies so
 LONE_BOX_DISTANCE = 2.5
 LONE_BOX_CONF = 0.4
 

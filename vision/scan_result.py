@@ -3,8 +3,8 @@
 ``ScanResult`` is the photo: every tile seen (``ScannedTile``: the detection and the role the
 layout gave it), the dora indicators, and each hand found (``ScannedHand``: what was read, and
 the hand's score, or the error or question that stands in its place). ``to_dict`` writes the
-scan format of ../shared/spec/hand-format.md: a photo of one hand has that hand's fields at
-the top; a photo of several lists them under ``hands``.
+scan format of docs/formats.md: every hand under ``hands``; a photo of one hand also has that
+hand's fields at the top.
 """
 from __future__ import annotations
 
@@ -141,13 +141,15 @@ class ScanResult:
                                "rules": self.rules, "tiles": [t.to_dict() for t in self.tiles],
                                "dora_indicators": list(self.dora_indicators),
                                "doubtful": list(self.doubtful), "problems": list(self.problems)}
-        if len(self.hands) == 1:  # one hand: its fields at the top
+        # every hand under `hands`, however many (docs/formats.md); a photo of one hand also has
+        # that hand's fields at the top, as readers written before `hands` was always there expect
+        out["hands"] = [h.to_dict() for h in self.hands]
+        if len(self.hands) == 1:
             only = self.hands[0]
             out.update({k: v for k, v in only.fields().items() if k not in ("problems", "flowers")})
             out["seat"] = only.seat
             out["hand_tiles"] = list(only.tiles)  # reading order (out["tiles"] is detection order)
         elif self.hands:
-            out["hands"] = [h.to_dict() for h in self.hands]
             winner = self.winner
             if winner is not None and winner.scored:
                 out["hand"], out["result"] = winner.hand, winner.result

@@ -189,8 +189,8 @@ def faces_down_on_no_label(reader: TwoStageRecognizer,
     `back` readings in `valid/` are empty slots of the riichi set's tray, the 7 in 396
     training photos dice and felt), so each is a box on no tile: the classifier's examples
     of `NOT_A_TILE`.  Counting the boxes already read as no tile keeps them when a reader
-    that learnt the class cuts the crops (`back` alone: 66 boxes with step 11's classifiers,
-    30 with step 12's).  `readings`: `reader.readings` unless given (``once_per_photo``)."""
+    that learnt the class cuts the crops (`back` alone: 66 boxes before the classifiers
+    learnt `none`, 30 after).  `readings`: `reader.readings` unless given (``once_per_photo``)."""
     from mahjong_lens.vision.evaluate import NEAR_IOU, iou
     on_no_tile = {reader.class_names.index(name) for name in (BACK, NOT_A_TILE) if name in reader.class_names}
     read = readings or reader.readings
@@ -266,7 +266,8 @@ def hard_hand_crops(reader: TwoStageRecognizer, folder: Path, count: int, seed: 
     quarter-turns, `copies` times, where the reader's likeliest face is another or its own is
     below `sure`.  (Tiles seen from low down, or the detector's boxes half off a tile, are
     mostly past reading: looked at, they would teach noise.)
-    More scenes of the same kind teach the classifiers little they do not know (stop 40);
+    More scenes of the same kind teach the classifiers little they do not know (4,000 more
+    scenes moved no real figure);
     these are the crops it does not.  Files are named by seed and scene, so a second run of
     the same seed writes the same files again.  Returns the crops written, by class."""
     import cv2
