@@ -105,10 +105,6 @@ def parse_tiles(text: str) -> list[str]:
             raise NotationError(
                 f"unknown suit letter '{suit}' in '{match.group()}': use m (characters), "
                 "p (dots), s (bamboo), z (honours) or f (flowers/seasons)")
-        if "10" in digits:
-            raise NotationError(
-                f"'{match.group()}' reads like the number ten: numbers run 1-9; for a 1 "
-                f"and a red five write '1{suit}0{suit}'")
         for digit in digits:
             number = int(digit)
             if number == 0 and suit not in "mps":
@@ -160,8 +156,7 @@ def format_tiles(tiles: Iterable[str], sort: bool = True) -> str:
         tiles = sorted(tiles, key=sort_key)
     out: list[str] = []
     for tile in tiles:
-        # "10m" would read as ten, so a red five after a 1 starts a new group: 1m0m.
-        if out and out[-1][-1] == tile[1] and not (tile[0] == "0" and out[-1][-2] == "1"):
+        if out and out[-1][-1] == tile[1]:
             out[-1] = out[-1][:-1] + tile
         else:
             out.append(tile)

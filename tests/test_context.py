@@ -31,7 +31,7 @@ def test_json_and_command_line_shapes_read_the_same():
 @pytest.mark.parametrize("fields, reason", [
     ({"seat_wind": "X"}, "seat_wind must be one of E, S, W, N (got 'X')"),
     ({"win": "discard", "discarder": "Q"}, "discarder must be one of E, S, W, N"),
-    ({"win_tile": "10m"}, "win tile: '10m' reads like the number ten"),
+    ({"win_tile": "10m"}, "win tile: '10m' is 2 tiles, one was expected"),
     ({"dora_indicators": "3x"}, "dora indicators: unknown suit letter"),
 ])
 def test_a_wrong_field_is_named_with_the_reason(fields, reason):

@@ -698,3 +698,13 @@ def test_differential_against_the_library_called_directly():
     elapsed = time.perf_counter() - started
     assert compared >= 1000 and outcomes["scored"] >= 500, outcomes
     assert elapsed < 60, elapsed
+
+
+def test_a_one_beside_a_red_five_scores_as_the_field_reads_it():
+    # 11055m: 1m 1m 0m 5m 5m (tenhou.net's and the mahjong package's notation), not "ten"
+    result = score({"concealed": "11055m789p555z", "melds": [{"type": "chow", "tiles": "234s", "open": True}],
+                    "win_tile": "1m", "discarder": "N", "seat_wind": "E"}, "riichi").to_dict()
+    assert result["valid"], result.get("error")
+    assert {"Yakuhai (haku)"} <= {y["name"] for y in result["yaku"]}
+    assert any(line["id"] == "yaku:aka-dora" for line in result["breakdown"])  # the 0m is the red five
+    assert result["points"] == 3900  # dealer, 2 han (haku, one red five) 40 fu, on a discard

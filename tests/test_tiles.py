@@ -26,7 +26,6 @@ def test_spaces_between_groups_are_allowed():
 @pytest.mark.parametrize("text, words", [
     ("12x", "unknown suit letter 'x'"),
     ("0z", "0 (red five) exists only in m, p and s"),
-    ("10m", "reads like the number ten"),
     ("", "no tiles given"),
     ("   ", "no tiles given"),
     ("8z", "honours run 1-7"),
@@ -56,11 +55,13 @@ def test_format_sorts_and_groups():
     assert format_tiles(["4p", "0p", "6p"]) == "406p"
 
 
-def test_format_never_writes_a_ten():
-    # 1p next to a red five would read "10p"; the formatter splits the group instead
-    written = format_tiles(["1p", "0p", "6p"])
-    assert "10" not in written
-    assert parse_tiles(written) == ["1p", "0p", "6p"]
+def test_a_one_beside_a_red_five_is_written_and_read_as_the_field_does():
+    # tenhou.net, the mahjong package and the hand format alike: every digit is a tile, 0 a red five
+    assert parse_tiles("11055m789p555z")[:5] == ["1m", "1m", "0m", "5m", "5m"]
+    assert format_tiles(["1p", "0p", "6p"]) == "106p"
+    assert parse_tiles(format_tiles(["1p", "0p", "6p"])) == ["1p", "0p", "6p"]
+    with pytest.raises(NotationError, match="'10m' is 2 tiles, one was expected"):
+        parse_tile("10m")
 
 
 @given(st.lists(st.sampled_from(ALL_TILES), min_size=1, max_size=18))
