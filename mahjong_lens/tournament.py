@@ -7,7 +7,7 @@
     mahjong-lens tournament seats --thrower S --dice 7 6         # WSOM seat draw
     mahjong-lens tournament new --name "Rode Draak 2026" --players-file names.txt --rounds 4 --seed 1
     mahjong-lens tournament slip 1 --round 1 --table 2 --hand 1 --points Anna=100,Bart=20,Cor=0,Dirk=40 --mahjong Anna
-    mahjong-lens tournament slip 1 --round 1 --table 2 --hand 2 --remise
+    mahjong-lens tournament slip 1 --round 1 --table 2 --hand 2 --remise          # the wind turns to hand 3
     mahjong-lens tournament slip 1 --correct 3 --round 1 --table 2 --hand 1 --points ... --mahjong Bart
     mahjong-lens tournament standings 1 [--csv slips|payments|standings]
 
@@ -41,7 +41,8 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     for name in ("--round", "--table", "--hand"):
         slip.add_argument(name, type=int, required=True)
     slip.add_argument("--points", default="", metavar="NAME=POINTS,...")
-    slip.add_argument("--mahjong", default=None, metavar="NAME")
+    # appended, so that two makers given are refused (a hand has one), not the last one kept
+    slip.add_argument("--mahjong", action="append", default=None, metavar="NAME")
     slip.add_argument("--remise", action="store_true")
     slip.add_argument("--dead", action="append", default=[], metavar="NAME")
     slip.add_argument("--correct", type=int, default=None, metavar="SLIP", help="replace this slip")

@@ -4,8 +4,10 @@ What the seeds (000, 002) describe, as the computer's part of a tournament:
 - "Rouleerschema": the computer spreads the participants over tables of four at random and
   says, for each round, at which table each plays and with which wind he starts the round.
 - A round is four hands; after each hand (a remise included) the wind turns: East becomes
-  North, South becomes East, West South, North West, so every player is East once.  A remise
-  may be replayed while the 50 minutes last: a slip may replay a hand that was a remise.
+  North, South becomes East, West South, North West, so every player is East once.  "Een
+  remise kan worden overgespeeld, als iedere speler een keer Oost geweest is en de 50 minuten
+  speeltijd nog niet verstreken zijn": a hand that was a remise is replayed only once every
+  hand of the table's round has its slip, while the playing time lasts (the players know).
 - At the table the players only note each player's points and the Mahjong maker on the score
   slip; "the receipts and payments are computed by the computer": the Mahjong maker only
   receives, the others settle their differences, East pays and receives double (the
@@ -418,9 +420,12 @@ def check_slip(schedule: Schedule, slip: Slip, earlier: Sequence[Slip] = (),
             if points % 2:
                 raise TournamentError(f"{name}: {points} points cannot be a score (every Rode Draak "
                                       "score is even: sets, pairs and Mahjong count in twos, then double)")
-        if slip.points[slip.mahjong] < settings.mahjong_points:
-            raise TournamentError(f"{slip.mahjong} made Mahjong with {slip.points[slip.mahjong]} points: "
-                                  f"Mahjong alone is worth {settings.mahjong_points}")
+        lowest = lowest_winning_score(settings)
+        if slip.points[slip.mahjong] < lowest:
+            raise TournamentError(
+                f"{slip.mahjong} made Mahjong with {slip.points[slip.mahjong]} points: a winner holds at "
+                f"least {lowest} (Mahjong alone is worth {settings.mahjong_points}, doubled at least once: "
+                f"a schoon spel is a doubling, else {settings.min_doublings_to_win} doublings are needed)")
         if slip.mahjong in slip.dead:
             raise TournamentError(f"{slip.mahjong} made Mahjong, so the hand was not dead")
         for name in slip.dead:
@@ -429,7 +434,51 @@ def check_slip(schedule: Schedule, slip: Slip, earlier: Sequence[Slip] = (),
     same_hand = [s for s in earlier if (s.round, s.table, s.hand) == (slip.round, slip.table, slip.hand)]
     if any(not s.remise for s in same_hand):
         raise TournamentError(f"{where} already has a slip with a Mahjong; correct that slip instead")
+    if same_hand:  # a replay of a remise
+        unplayed = unplayed_hands(earlier, slip.round, slip.table)
+        if unplayed:
+            raise TournamentError(
+                f"{where} was a remise: after a remise the wind turns, and a remise is replayed only "
+                f"once every player has been East (hand{'s' if len(unplayed) > 1 else ''} "
+                f"{', '.join(map(str, unplayed))} of this round still to play)")
     return slip
+
+
+def lowest_winning_score(settings: Settings = Settings()) -> int:
+    """The least a Mahjong maker can hold: Mahjong's points, doubled once for a schoon spel
+    (one suit with honours is a doubling) or as often as the doublings a win needs."""
+    return settings.mahjong_points * 2 ** min(1, settings.min_doublings_to_win)
+
+
+def unplayed_hands(slips: Sequence[Slip], round_number: int, table: int) -> list[int]:
+    """The hands of a table's round with no slip yet (a remise counts as played: the wind
+    turned after it)."""
+    played = {s.hand for s in slips if (s.round, s.table) == (round_number, table)}
+    return [h for h in range(1, HANDS_PER_ROUND + 1) if h not in played]
+
+
+def replayable_remises(slips: Sequence[Slip], round_number: int, table: int) -> list[int]:
+    """The hands of a table's round that were a remise and may be replayed now: every hand
+    has its slip (every player was East) and none of theirs has a Mahjong yet."""
+    if unplayed_hands(slips, round_number, table):
+        return []
+    mine = [s for s in slips if (s.round, s.table) == (round_number, table)]
+    return sorted({s.hand for s in mine if s.remise} - {s.hand for s in mine if not s.remise})
+
+
+def next_hand(schedule: Schedule, slips: Sequence[Slip], at: tuple[int, int] | None = None
+              ) -> tuple[int, int, int] | None:
+    """The first hand in playing order with no slip yet; with `at` (round, table) only that
+    table's round. After a remise the wind turns, so a remise is not the next hand: it may be
+    replayed once the round's four hands are played (``replayable_remises``)."""
+    for r in range(1, len(schedule.rounds) + 1):
+        for t in range(1, schedule.table_count + 1):
+            if at is not None and (r, t) != at:
+                continue
+            unplayed = unplayed_hands(slips, r, t)
+            if unplayed:
+                return r, t, unplayed[0]
+    return None
 
 
 def slip_transfers(schedule: Schedule, slip: Slip) -> list[tuple[str, str, int]]:

@@ -7,7 +7,7 @@ import pytest
 
 from mahjong_lens.rules.tournament import (Schedule, Slip, TournamentError, check_slip, fewest_second_meetings,
                                            make_schedule, running_totals, slip_from_dict, slip_payments,
-                                           slip_transfers, standings)
+                                           next_hand, replayable_remises, slip_transfers, standings)
 
 EIGHT = ["Anna", "Bart", "Cor", "Dirk", "Eva", "Fleur", "Gijs", "Hans"]
 
@@ -147,12 +147,14 @@ def test_a_whole_tournament_of_eight_players_and_four_rounds():
             for hand in range(1, 5):
                 seats = SCHEDULE.seats(r, t, hand)
                 if (r, t, hand) == (2, 1, 3):
-                    slips.append(Slip(r, t, hand, remise=True))  # replayed below
-                    slips.append(Slip(r, t, hand, {p: 0 for p in players} | {seats["S"]: 40}, mahjong=seats["S"]))
+                    slips.append(Slip(r, t, hand, remise=True))  # replayed after the round's hand 4
                     continue
                 winner = seats["E"] if hand == 1 else seats["W"]
                 points = {p: 20 for p in players} | {winner: 100, seats["N"]: 0}
                 slips.append(Slip(r, t, hand, points, mahjong=winner))
+            if (r, t) == (2, 1):
+                seats = SCHEDULE.seats(r, t, 3)
+                slips.append(Slip(r, t, 3, {p: 0 for p in players} | {seats["S"]: 40}, mahjong=seats["S"]))
     for k, slip in enumerate(slips):
         check_slip(SCHEDULE, slip, slips[:k])
     assert len(slips) == 33
@@ -217,12 +219,45 @@ def test_bad_slips_are_refused_with_a_reason(data, message):
         check_slip(SCHEDULE, slip_from_dict(data))
 
 
-def test_a_decided_hand_takes_no_second_slip_but_a_remise_is_replayed():
+def test_a_decided_hand_takes_no_second_slip_but_a_remise_is_replayed_once_everyone_was_east():
     first = Slip(1, 1, 1, {"A": 40, "B": 0, "C": 0, "D": 0}, mahjong="A")
     with pytest.raises(TournamentError, match="already has a slip with a Mahjong"):
         check_slip(SCHEDULE, first, [first])
     remise = Slip(1, 1, 1, remise=True)
-    assert check_slip(SCHEDULE, first, [remise]) == first
+    # "dan is het remise en draait de wind door": the next hand is the next East's
+    assert next_hand(SCHEDULE, [remise]) == (1, 1, 2)
+    with pytest.raises(TournamentError, match=r"replayed only once every player has been East \(hands 2, 3, 4"):
+        check_slip(SCHEDULE, first, [remise])
+    assert replayable_remises([remise], 1, 1) == []
+    played = [remise] + [Slip(1, 1, h, {"A": 0, "B": 40, "C": 0, "D": 0}, mahjong="B") for h in (2, 3, 4)]
+    assert next_hand(SCHEDULE, played, at=(1, 1)) is None and replayable_remises(played, 1, 1) == [1]
+    assert check_slip(SCHEDULE, first, played) == first  # "kan worden overgespeeld"
+    assert replayable_remises(played + [first], 1, 1) == []
+
+
+@pytest.mark.parametrize("points, allowed", [(30, False), (38, False), (40, True)])
+def test_a_winner_holds_at_least_forty(points, allowed):
+    # the doubling table starts at 20, and a winner needs a schoon spel or 2 doublings
+    slip = Slip(1, 1, 1, {"A": points, "B": 0, "C": 0, "D": 0}, mahjong="A")
+    if allowed:
+        assert check_slip(SCHEDULE, slip) == slip
+    else:
+        with pytest.raises(TournamentError, match="a winner holds at least 40"):
+            check_slip(SCHEDULE, slip)
+
+
+def test_two_mahjong_makers_are_refused_on_the_command_line(tmp_path, capsys):
+    from mahjong_lens.cli import main
+    database = str(tmp_path / "desk.db")
+    assert main(["tournament", "new", "--name", "t", "--players", ",".join(EIGHT), "--rounds", "1",
+                 "--seed", "1", "--database", database]) == 0
+    capsys.readouterr()
+    from mahjong_lens.webui.tournament_store import TournamentStore
+    players = TournamentStore(database).schedule(1).table(1, 1)
+    points = ",".join(f"{p}={40 if k < 2 else 0}" for k, p in enumerate(players))
+    assert main(["tournament", "slip", "1", "--round", "1", "--table", "1", "--hand", "1", "--points", points,
+                 "--mahjong", players[0], "--mahjong", players[1], "--database", database]) == 2
+    assert "two Mahjong makers" in capsys.readouterr().err
 
 
 def test_the_schedule_command_prints_tables_players_and_repeats(capsys, tmp_path):

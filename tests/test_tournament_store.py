@@ -91,10 +91,11 @@ def test_the_desk_commands_enter_correct_and_rank(tmp_path, capsys):
     assert main(["tournament", "slip", "1", "--round", "1", "--table", "1", "--hand", "1",
                  "--points", points, "--mahjong", east, *db]) == 0
     assert f"{east} +600" in capsys.readouterr().out
-    # corrected: South made Mahjong with 20 (the spec's settlement, worked by hand)
+    # corrected: North made Mahjong with 40 (worked by hand: North receives 40 from South and
+    # West, 80 from East; East receives 160 from South, 200 from West; South 20 from West)
     assert main(["tournament", "slip", "1", "--correct", "1", "--round", "1", "--table", "1", "--hand", "1",
-                 "--points", points, "--mahjong", south, *db]) == 0
-    assert f"{east} +280, {south} +80, {west} -260, {north} -100" in capsys.readouterr().out
+                 "--points", points, "--mahjong", north, *db]) == 0
+    assert f"{east} +280, {south} -180, {west} -260, {north} +160" in capsys.readouterr().out
     assert main(["tournament", "slip", "1", "--round", "1", "--table", "1", "--hand", "2",
                  "--points", points.replace("=100", "=101"), "--mahjong", south, *db]) == 2
     assert "101 points cannot be a score" in capsys.readouterr().err

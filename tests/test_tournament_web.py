@@ -176,3 +176,26 @@ def test_unknown_tournaments_slips_and_exports_are_404_or_400_not_500(client):
     assert client.get(f"/tournament/{tournament}/other.csv").status_code == 404
     assert client.get(f"/tournament/{tournament}/slip?round=9&table=1&hand=1").status_code == 400
     assert client.get(f"/tournament/{tournament}/standings?refresh=1").text.count('http-equiv="refresh" content="10"') == 1
+
+
+def test_after_a_remise_the_wind_turns_and_the_desk_offers_its_replay_once_everyone_was_east(client):
+    tournament = _new(client, rounds=1)
+    api = f"/api/tournaments/{tournament}"
+    remise = client.post(f"{api}/slips", json={"round": 1, "table": 1, "hand": 1, "remise": True})
+    assert remise.status_code == 201, remise.get_json()
+    assert client.get(api).get_json()["next"] == [1, 1, 2]   # "en draait de wind door"
+    seats = _seats(client, tournament, 1, 1, 1)
+    slip = {"round": 1, "table": 1, "hand": 1, "mahjong": seats["E"],
+            "points": {player: (40 if wind == "E" else 0) for wind, player in seats.items()}}
+    early = client.post(f"{api}/slips", json=slip)
+    assert early.status_code == 400 and "once every player has been East" in early.get_json()["error"]
+    for hand in (2, 3, 4):
+        east = _seats(client, tournament, 1, 1, hand)
+        entered = client.post(f"{api}/slips", json={**slip, "hand": hand, "mahjong": east["E"], "points": {
+            player: (40 if wind == "E" else 0) for wind, player in east.items()}})
+        assert entered.status_code == 201, entered.get_json()
+    overview = client.get(api).get_json()
+    assert overview["replayable"] == [[1, 1, 1]]
+    assert "hand 1 was a remise and may be replayed" in client.get(f"/tournament/{tournament}").text
+    assert client.post(f"{api}/slips", json=slip).status_code == 201     # the replay
+    assert client.get(api).get_json()["replayable"] == []

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from mahjong_lens.rules.tiles import WIND_NAMES, WINDS
-from mahjong_lens.rules.tournament import (HANDS_PER_ROUND, MAX_ROUNDS, Schedule, Slip, TournamentError,
-                              running_totals, slip_payments, slip_transfers, standings)
+from mahjong_lens.rules.tournament import (HANDS_PER_ROUND, MAX_ROUNDS, Schedule, TournamentError, next_hand,
+                                           replayable_remises, running_totals, slip_payments, slip_transfers,
+                                           standings)
 
 from .tournament_store import StoredSlip, TournamentStore
 
@@ -76,7 +77,11 @@ class TournamentDesk:
                     for r, t, w in schedule.for_player(player)]} for player in schedule.players],
                 "slips": _slip_rows(schedule, stored),
                 "standings": [vars(row) for row in standings(schedule, slips)],
-                "next": next_hand(schedule, slips)}
+                "next": next_hand(schedule, slips),
+                # hands that were a remise and may be replayed now (every player was East)
+                "replayable": [[r, t, h] for r in range(1, len(schedule.rounds) + 1)
+                               for t in range(1, schedule.table_count + 1)
+                               for h in replayable_remises(slips, r, t)]}
 
     # ------------------------------------------------------------------------ slips
 
@@ -175,21 +180,6 @@ class TournamentDesk:
 
 
 # ------------------------------------------------------------------------------ helpers
-
-def next_hand(schedule: Schedule, slips: list[Slip], at: tuple[int, int] | None = None
-              ) -> tuple[int, int, int] | None:
-    """The first hand in playing order without a Mahjong slip (a remise is replayed, so its
-    hand stays open); with `at` (round, table) only that table's round."""
-    done = {(s.round, s.table, s.hand) for s in slips if not s.remise}
-    for r in range(1, len(schedule.rounds) + 1):
-        for t in range(1, schedule.table_count + 1):
-            if at is not None and (r, t) != at:
-                continue
-            for h in range(1, HANDS_PER_ROUND + 1):
-                if (r, t, h) not in done:
-                    return r, t, h
-    return None
-
 
 def _rounds(schedule: Schedule) -> list[dict[str, Any]]:
     return [{"round": r, "tables": [
