@@ -11,6 +11,7 @@ FOLDERS = {
     "mahjong_lens.vision": "vision",
     "mahjong_lens.webui": "webui",
     "mahjong_lens.datasets": "datasets",
+    "mahjong_lens.training": "training",
 }
 
 packages = []

@@ -4,7 +4,7 @@
     python benchmarks/compare_models.py --candidate DIR --quick    # seed 2000 alone of the synthetic sets
 
 DIR holds any of ``tile_detector.pt``, ``tile_classifier.pt``, ``tile_classifier_2.pt`` (a
-lent GPU machine's ``vision/device_train.sh`` brings them back); the others are the baseline's.
+lent GPU machine's ``training/device_train.sh`` brings them back); the others are the baseline's.
 The candidate folder is assembled in ``--work`` and exported to ONNX (the app reads those), then
 both folders are measured the same way, one after the other on this machine:
 

@@ -49,7 +49,7 @@ MOST_HAND_LABELS = 20
 
 
 def read_labels(path: Path, size: float = 640.0) -> list[TileDetection]:
-    from mahjong_lens.datasets.classes import CLASS_NAMES
+    from mahjong_lens.vision.classes import CLASS_NAMES
     out = []
     for line in path.read_text().splitlines():
         if line.strip():

@@ -9,7 +9,7 @@ the photo's labels.
 
 A photo's hand is *read exactly* when the tiles of the largest hand the layout finds (its
 concealed tiles, melds and flowers) are the tiles of the hand the photo's labels lay out as
-(``vision.evaluate.reference_hand``), as a multiset: tiles on the table around the hand do
+(``training.evaluate.reference_hand``), as a multiset: tiles on the table around the hand do
 not count against it, labelled or not, as the scan ignores them too.  Where the labels lay
 out as no whole hand (13 tiles or more: hand_009 and hand_010, melds in a block beside the
 row), the reference is every label; the benchmark also says how many read every label.
@@ -20,7 +20,7 @@ labelled (precision), as multisets: the recogniser's figures on the tiles the sc
 By default only the development photos (held out of training) are used, and Roboflow's
 rotated copies, whose labels are inflated boxes, are left out (``--all-copies`` keeps them).
 ``--by-labels`` also takes the "single tiles" photos whose labels lay out as a hand of 13
-or more tiles (``vision.evaluate.lays_out_as_hand``), as the evaluation reports them:
+or more tiles (``training.evaluate.lays_out_as_hand``), as the evaluation reports them:
 chinese-mixed's ``valid/`` holds no ``hand_*`` photo but 73 such photos of a hand on the table.
 In them a few tiles among the discards around the hand are labelled too.
 ``--turned`` reads every photo turned a quarter instead (labels turned exactly): the hand
@@ -39,11 +39,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mahjong_lens.vision.evaluate import (as_labelled, inflated_labels, labelled_images,  # noqa: E402
+from mahjong_lens.training.evaluate import (as_labelled, inflated_labels, labelled_images,  # noqa: E402
                                            largest_hand_tiles, read_truths, reference_hand,
                                            score_image, turned_quarter)
-from mahjong_lens.datasets.classes import FLOWERS  # noqa: E402
-from mahjong_lens.vision.train import default_data_dir  # noqa: E402
+from mahjong_lens.vision.classes import FLOWERS  # noqa: E402
+from mahjong_lens.training.train import default_data_dir  # noqa: E402
 
 
 def _without_bonus(tiles: Counter) -> Counter:
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds += time.perf_counter() - started
         photos += 1
         every_label = Counter(t.tile for t in truths)
-        exact += found == wanted  # vision.evaluate.hand_read_exactly, the layout run once
+        exact += found == wanted  # training.evaluate.hand_read_exactly, the layout run once
         exact_every_label += found == every_label
         # no rule set here scores flowers and seasons: the hand the score is taken from
         exact_unbonused += _without_bonus(found) == _without_bonus(wanted)

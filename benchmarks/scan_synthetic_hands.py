@@ -1,7 +1,8 @@
 """End to end on the project's own synthetic hands: render, recognise, lay out, and compare
 the hand found with the hand that was rendered.
 
-    python benchmarks/scan_synthetic_hands.py                  # 60 hands in clear view, seed 2000
+    python benchmarks/scan_synthetic_hands.py                  # 60 hands in clear view, a fresh seed (printed)
+    python benchmarks/scan_synthetic_hands.py --seed 2000      # the development seed
     python benchmarks/scan_synthetic_hands.py --count 200 --model /tmp/cand
     python benchmarks/scan_synthetic_hands.py --min-elevation 70 --show 10
     python benchmarks/scan_synthetic_hands.py --turn 90          # the photo turned a quarter
@@ -24,11 +25,21 @@ flowers aside.  *Read exactly*: also the same melds (kind, open or concealed) an
 tile (``vision.layout.HandLayout.reading`` against ``datasets.synth.expected_reading``).
 Tile recall and precision are counted over all hands as multisets.  Scenes are judged by
 their camera's elevation and the tiles' size in the photo.
+
+*What the player meets*: each hand is also scanned as a player scans it (``vision.scan``,
+``--rules``, self-drawn where it has a winning tile) and its end compared with the rendered
+hand's own score under the same rules: the right score with no question; the right score
+among the answers of one question; a wrong score with a tile of the hand marked to check
+(doubtful or re-read); a wrong score with nothing marked (the one a user cannot catch); or no
+score (apart: no score for a hand that has none, such as a false Mahjong). ``--winning`` renders hands that won (sets and a pair), as players photograph them. The
+last line is a JSON summary.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import random
 import sys
 import time
 from collections import Counter, defaultdict
@@ -39,8 +50,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mahjong_lens.datasets import synth  # noqa: E402
+from mahjong_lens.rules.registry import score  # noqa: E402
 from mahjong_lens.rules.tiles import parse_tiles  # noqa: E402
-from mahjong_lens.vision.evaluate import band  # noqa: E402
+from mahjong_lens.rules.win_tile import CANDIDATE_KEYS  # noqa: E402
+from mahjong_lens.training.evaluate import band  # noqa: E402
 from mahjong_lens.vision.layout import HandLayout, find_layout  # noqa: E402
 
 
@@ -100,10 +113,48 @@ def hand_found(boxes: list, hand_meta: dict, detections: list) -> HandLayout | N
     return best[1] if best[0] else None
 
 
+OUTCOMES = ("right score", "right after one question", "wrong score, tile marked",
+            "wrong score, nothing marked", "no score, as the hand has none", "no score")
+
+
+def true_result(hand_meta: dict, rules: str) -> dict:
+    """The rendered hand's own score: what a player should end with."""
+    hand = {"concealed": hand_meta["concealed"], "melds": hand_meta["melds"],
+            "win_tile": hand_meta["win_tile"], "self_drawn": bool(hand_meta["win_tile"])}
+    return score(hand, rules).to_dict()
+
+
+def outcome(scan, hand_boxes: list, truth: dict) -> str:
+    """How the scan of a photo ends for the player, against the rendered hand's score."""
+    def inside(index: int) -> bool:
+        x, y = scan.tiles[index].detection.center
+        return any(x1 <= x <= x2 and y1 <= y <= y2 for x1, y1, x2, y2 in hand_boxes)
+    held = [(sum(inside(i) for i in hand.tiles), hand) for hand in scan.hands]
+    count, hand = max(held, key=lambda pair: pair[0], default=(0, None))
+    if not count:
+        return "no score" if truth["valid"] else "no score, as the hand has none"
+    result = hand.result or {}
+    if result.get("valid") and hand.question is None:
+        if truth["valid"] and result["points"] == truth["points"]:
+            return "right score"
+        marked = any(scan.tiles[i].doubtful or scan.tiles[i].reread for i in hand.tiles)
+        return "wrong score, tile marked" if marked else "wrong score, nothing marked"
+    answers = [c.get("points") for key in CANDIDATE_KEYS for c in hand.candidates.get(key, [])]
+    if hand.question and truth["valid"] and truth["points"] in answers:
+        return "right after one question"
+    if not truth["valid"]:
+        return "no score, as the hand has none"
+    return "no score"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=60, help="hands in clear view to read")
-    parser.add_argument("--seed", type=int, default=2000, help="scenes of another seed than training's")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="scenes of this seed (default: a fresh one, printed; 2000 is the development seed)")
+    parser.add_argument("--rules", default="rode-draak", help="the rule set the hands are scanned under")
+    parser.add_argument("--winning", action="store_true",
+                        help="render hands that won (sets and a pair), as players photograph them")
     parser.add_argument("--size", type=int, default=640)
     parser.add_argument("--model", default=None, help="folder of the recogniser weights (default: models/)")
     parser.add_argument("--min-elevation", type=float, default=55.0, help="degrees above the table")
@@ -121,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
                              "many degrees: the layout alone under a turn, which should read the same "
                              "(quarter turns only: the upright box round a turned box is no tile's box)")
     args = parser.parse_args(argv)
+    if args.seed is None:  # far from the small seeds training renders
+        args.seed = random.SystemRandom().randrange(100_000, 1_000_000)
+        print(f"a fresh seed: {args.seed}", file=sys.stderr)
     import cv2
+    from mahjong_lens.vision.scan import scan_detections
     from mahjong_lens.datasets.art import load_styles
     from mahjong_lens.vision.recognizer import load_recognizer
     try:
@@ -132,13 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     from mahjong_lens.vision.detections import TileDetection
     reader = None if args.truth else load_recognizer(args.model)
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    ends: Counter = Counter()
     held = wanted = right = 0
     misread: list[str] = []
     seconds = 0.0
     index = done = 0
     while done < args.count:
         scene = synth.render_scene_full(synth.scene_rng(args.seed, index), args.size, styles=styles, kind="hand",
-                                        concealed_rows=args.rows)
+                                        concealed_rows=args.rows, winning=args.winning)
         index += 1
         hand_meta = scene.meta["hands"][0]
         if not synth.clear_view(scene, hand_meta, min_elevation=args.min_elevation):
@@ -161,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
             image, boxes = turned(image, boxes, args.turn_boxes)
         hand = hand_found(boxes, hand_meta, detections)
         seconds += time.perf_counter() - started
+        mine = [b.box for b in boxes if b.player == hand_meta["player"] and b.group in synth.HAND_GROUPS]
+        context = {"self_drawn": True} if hand_meta["win_tile"] else {}
+        scanned = scan_detections(detections, image.shape[1], image.shape[0], context, args.rules)
+        ends[outcome(scanned, mine, true_result(hand_meta, args.rules))] += 1
         expected = synth.expected_reading(hand_meta)
         expected_tiles = reading_tiles(expected)
         found_tiles = reading_tiles(hand.reading()) if hand else Counter()
@@ -209,9 +269,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tiles of the hands found: recall {right / max(wanted, 1):.3f} ({right}/{wanted}), "
           f"precision {right / max(held, 1):.3f} ({right}/{held})")
     print(f"seconds per photo (recognise + lay out): {seconds / max(done, 1):.3f}")
+    print(f"what the player meets ({args.rules}, scanned as a self-drawn win where the hand has a winning tile):")
+    for name in OUTCOMES:
+        print(f"  {name:<30} {ends[name]:>4}")
     if misread:
         print("misread:")
         print("\n".join(misread))
+    n, tiles_ok, exact = tally["all"]
+    print(json.dumps({"seed": args.seed, "rules": args.rules, "winning": args.winning, "hands": n,
+                      "tiles_right": tiles_ok, "read_exactly": exact,
+                      **{name.split(" as ")[0].replace(",", "").strip().replace(" ", "_") + ("_right" if " as " in name else ""):
+                         ends[name] for name in OUTCOMES},
+                      "recall": round(right / max(wanted, 1), 3), "precision": round(right / max(held, 1), 3),
+                      "seconds_per_photo": round(seconds / max(done, 1), 3)}))
     return 0
 
 

@@ -10,7 +10,7 @@ then the photos of another read with and without it.
 
 Every box the detector puts on a taught photo is an example: of the face it covers by its label,
 or of no tile where it covers no label (``vision.tile_sets.teach``). Recall and precision are
-``mahjong-lens eval``'s (``vision.evaluate.evaluate``).
+``mahjong-lens eval``'s (``training.evaluate.evaluate``).
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mahjong_lens.vision.evaluate import evaluate, labelled_images, read_truths  # noqa: E402
-from mahjong_lens.vision.train import default_data_dir  # noqa: E402
+from mahjong_lens.training.evaluate import evaluate, labelled_images, read_truths  # noqa: E402
+from mahjong_lens.training.train import default_data_dir  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     from mahjong_lens.vision.recognizer import load_recognizer
     from mahjong_lens.vision.tile_sets import Example, TileSetStore, taught_recognizer, teach
 
-    from mahjong_lens.vision.train import label_path_for, read_photo_list
+    from mahjong_lens.datasets.real import label_path_for, read_photo_list
     base = load_recognizer(args.model)
     if Path(args.teach).is_file():
         teach_items = [("listed", photo, label_path_for(photo))

@@ -1,10 +1,9 @@
-"""Training data for the tile recogniser: synthetic photos and the real labelled sets.
+"""Training data for the tile recogniser: rendered photos, the real labelled sets, the examples.
 
-- :mod:`datasets.classes` - the class list (42 canonical names, red fives, ``back``).
 - :mod:`datasets.synth` - ``render_scene`` and the ``synth`` command.
-- :mod:`datasets.real` - the ``mix`` command: real photos plus a synthetic set.
+- :mod:`datasets.real` - the ``mix`` command: real photos plus a synthetic set; photo lists.
+- :mod:`datasets.pack` - the compact copy a lent GPU machine trains on.
+- :mod:`datasets.examples` - the photo and recording in ``examples/``.
+
+The class list is the reader's (:mod:`mahjong_lens.vision.classes`): the data follows it.
 """
-
-from .classes import CLASS_NAMES, NUM_CLASSES, class_index, class_name
-
-__all__ = ["CLASS_NAMES", "NUM_CLASSES", "class_index", "class_name"]

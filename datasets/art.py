@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .classes import BACK, FACE_NAMES, RED_FIVES
+from mahjong_lens.vision.classes import BACK, FACE_NAMES, RED_FIVES
 
 #: Texture heights of the mip chain (width is 3/4 of the height).
 MIP_HEIGHTS = (256, 128, 64, 32)

@@ -33,7 +33,7 @@ import numpy as np
 from mahjong_lens.datasets.art import default_data_dir
 from mahjong_lens.datasets.real import IMAGE_EXTS
 
-# the sets `train` reads (vision.train.REAL_SETS and the --with-set a run names)
+# the sets `train` reads (training.train.REAL_SETS and the --with-set a run names)
 DEFAULT_SETS = ("chinese-mixed", "riichi-tray", "riichi-bluemat")
 # what one call to a lent GPU machine carries: the working tree that git does not ignore and
 # the ignored paths named to carry (the pack, the wheels)
@@ -106,7 +106,7 @@ def pack(data_dir: Path, out: Path, sets: tuple[str, ...] = DEFAULT_SETS, every:
          progress: Callable[[str], None] = print) -> dict[str, int]:
     """Write the compact copy of `data_dir` into `out` (a previous pack there is replaced);
     returns bytes per part."""
-    from mahjong_lens.vision.train import read_photo_list  # the list as `train --also-train` reads it
+    from .real import read_photo_list  # the list as `train --also-train` reads it
     every = every or {}
     listed = read_photo_list(also_train, data_dir) if also_train is not None else []  # before anything is written
     if out.exists():

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .classes import NUM_CLASSES
+from mahjong_lens.vision.classes import NUM_CLASSES
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
 VAL_SPLITS = ("valid", "val", "validation")
@@ -69,23 +69,6 @@ def photo_source(image_name: str) -> str:
 def is_dev_photo(image_name: str) -> bool:
     digest = hashlib.md5(photo_group(image_name).encode()).hexdigest()
     return int(digest, 16) % DEV_EVERY == 0
-
-
-def read_yolo_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
-    """Rows (class, cx, cy, w, h) of a YOLO label file; a missing file means no tiles."""
-    rows = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            parts = line.split()
-            if len(parts) >= 5:
-                rows.append((int(parts[0]), *map(float, parts[1:5])))
-    return rows
-
-
-def pixel_box(row: tuple[int, float, float, float, float], width: int, height: int) -> tuple[float, float, float, float]:
-    """The x1y1x2y2 pixel box of a YOLO label row (class, cx, cy, w, h normalised)."""
-    _, cx, cy, bw, bh = row
-    return ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
 
 
 def inflated_boxes(sizes: Sequence[tuple[float, float]]) -> bool:
@@ -365,3 +348,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def label_path_for(image: Path) -> Path:
+    return image.parent.parent / "labels" / (image.stem + ".txt")
+
+
+def read_photo_list(listing: Path, data_dir: Path) -> list[Path]:
+    """The photos named in `listing`, one path per line relative to `data_dir` (`#` starts a
+    comment).  A missing photo or label file is an error: a list that silently shrank would
+    train on less than its card says."""
+    photos: list[Path] = []
+    for number, line in enumerate(Path(listing).read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        photo = Path(line) if Path(line).is_absolute() else data_dir / line
+        if not photo.exists() or not label_path_for(photo).exists():
+            raise FileNotFoundError(f"{listing}:{number}: no photo with labels at {photo}")
+        photos.append(photo)
+    return photos

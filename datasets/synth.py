@@ -32,7 +32,7 @@ import numpy as np
 
 from . import render as R
 from .art import Style, default_art_dir, load_styles
-from .classes import (
+from mahjong_lens.vision.classes import (
     BACK,
     CLASS_NAMES,
     FLOWERS,
@@ -962,7 +962,7 @@ class Progress:
 
 def write_data_yaml(path: Path, root: Path, train: str, val: str) -> None:
     """A YOLO data.yaml with the project's class list."""
-    lines = ["# mahjong-lens classes: datasets/classes.py", f"path: {root}", f"train: {train}", f"val: {val}",
+    lines = ["# mahjong-lens classes: vision/classes.py", f"path: {root}", f"train: {train}", f"val: {val}",
              f"nc: {NUM_CLASSES}", "names:"]
     lines += [f"  {i}: '{n}'" for i, n in names_dict().items()]
     path.write_text("\n".join(lines) + "\n")

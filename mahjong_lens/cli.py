@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-from mahjong_lens import TRAIN_EXTRA
+from mahjong_lens.vision import TRAIN_EXTRA
 
 # the packages of the `[train]` extra; a command that reaches for one without it installed
 # says so in one sentence
@@ -22,9 +22,9 @@ COMMANDS = {
     "synth": ("mahjong_lens.datasets.synth", "render synthetic photos of hands with YOLO labels"),
     "mix": ("mahjong_lens.datasets.real", "assemble a training mix of real and synthetic photos"),
     "pack": ("mahjong_lens.datasets.pack", "a compact copy of the training data, to train on a lent GPU machine"),
-    "train": ("mahjong_lens.vision.train", "train the tile recogniser"),
-    "export": ("mahjong_lens.vision.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
-    "eval": ("mahjong_lens.vision.evaluate", "measure the tile recogniser on labelled photos"),
+    "train": ("mahjong_lens.training.train", "train the tile recogniser"),
+    "export": ("mahjong_lens.training.train", "write ONNX exports of the recogniser's weights (faster on a CPU)"),
+    "eval": ("mahjong_lens.training.evaluate", "measure the tile recogniser on labelled photos"),
     "scan": ("mahjong_lens.scan_command", "read the hand(s) in photos and score them"),
     "teach": ("mahjong_lens.vision.tile_sets", "teach the recogniser your tile set from a few photos of it"),
     "serve": ("mahjong_lens.webui.app", "start the table assistant web page"),

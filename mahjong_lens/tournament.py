@@ -98,7 +98,7 @@ def _seats(args: argparse.Namespace) -> None:
 
 
 def _store(args: argparse.Namespace):
-    from mahjong_lens.storage import default_database
+    from mahjong_lens.vision.storage import default_database
     from mahjong_lens.webui.tournament_store import TournamentStore
     return TournamentStore(args.database or default_database())
 

@@ -125,3 +125,30 @@ def test_the_synthetic_benchmark_reads_given_boxes_as_the_recogniser_would():
     found = benchmark.read_given_boxes(Reader, image, [(20, 20, 60, 80), (150, 100, 190, 160)])
     assert [(d.tile, tuple(round(v) for v in d.box)) for d in found] == [("1m", (20, 20, 60, 80))]
     assert found[0].confidence == pytest.approx(0.9 * 0.9)
+
+
+def test_the_synthetic_benchmark_says_how_a_scan_ends_for_the_player():
+    from mahjong_lens.rules.tiles import parse_tiles
+    from mahjong_lens.vision.detections import TileDetection
+    from mahjong_lens.vision.scan import scan_detections
+    benchmark = _load("scan_synthetic_hands")
+    tiles = parse_tiles("123m456p789s55z111z")
+
+    def scanned(doubtful_at=None):
+        found = [TileDetection(t, (60.0 + 70 * k, 150.0, 126.0 + 70 * k, 240.0), 0.9,
+                               face_confidence=0.5 if k == doubtful_at else 0.99) for k, t in enumerate(tiles)]
+        return scan_detections(found, 1200, 400, {"self_drawn": True, "win_tile": "1z"}, "rode-draak")
+
+    everywhere = [(0, 0, 1200, 400)]
+    meta = {"concealed": "123m456p789s55z111z", "melds": [], "win_tile": "1z"}
+    truth = benchmark.true_result(meta, "rode-draak")
+    assert truth["valid"]
+    assert benchmark.outcome(scanned(), everywhere, truth) == "right score"
+    other = benchmark.true_result({**meta, "concealed": "123m456p789s55z222z", "win_tile": "2z"}, "rode-draak")
+    assert other["valid"] and other["points"] != truth["points"]
+    assert benchmark.outcome(scanned(), everywhere, other) == "wrong score, nothing marked"
+    assert benchmark.outcome(scanned(doubtful_at=0), everywhere, other) == "wrong score, tile marked"
+    assert benchmark.outcome(scanned(), [(5000, 5000, 5001, 5001)], truth) == "no score"  # the hand not found
+    dead = benchmark.true_result({**meta, "concealed": "147m258p369s1234z5z", "win_tile": "5z"}, "rode-draak")
+    assert not dead["valid"]
+    assert benchmark.outcome(scanned(), [(5000, 5000, 5001, 5001)], dead) == "no score, as the hand has none"

@@ -13,7 +13,7 @@ import pytest
 
 from mahjong_lens.datasets import real, synth
 from mahjong_lens.datasets.art import default_art_dir, load_styles
-from mahjong_lens.datasets.classes import (
+from mahjong_lens.vision.classes import (
     CANONICAL_NAMES,
     CLASS_NAMES,
     FLOWERS,

@@ -811,7 +811,7 @@ def test_real_photographed_hands_lay_out_as_one_hand():
     by people, images stretched to 640 x 640): nearly all become one hand holding every
     labelled tile. A check of the geometry on real boxes; the labels stand in for a model."""
     from mahjong_lens.datasets.art import default_data_dir
-    from mahjong_lens.datasets.classes import CLASS_NAMES
+    from mahjong_lens.vision.classes import CLASS_NAMES
     folder = default_data_dir() / "real" / "chinese-mixed" / "train"  # the hand photos are all here
     photos = sorted((folder / "images").glob("hand_*"))[::2]
     if not photos:

@@ -70,7 +70,7 @@ def test_pack_writes_the_training_layout_smaller(data: Path, tmp_path: Path) -> 
 
 
 def test_packed_photos_are_what_training_reads(data: Path, tmp_path: Path) -> None:
-    from mahjong_lens.vision.train import real_images
+    from mahjong_lens.training.train import real_images
     out = tmp_path / "bundle"
     packing.pack(data, out, sets=("chinese-mixed", "riichi-tray"), progress=lambda _: None)
     names = [p.name for p in real_images(out, "train")]
@@ -120,7 +120,7 @@ def test_travelling_size_counts_the_tree_but_not_the_pack(tmp_path: Path) -> Non
 
 
 def test_polars_stand_in_reads_ultralytics_results(monkeypatch) -> None:
-    from mahjong_lens.vision import train
+    from mahjong_lens.training import train
     monkeypatch.setitem(sys.modules, "polars", None)  # as on the GPU machines: import fails
     with pytest.raises(ImportError):
         import polars  # noqa: F401
@@ -132,14 +132,14 @@ def test_polars_stand_in_reads_ultralytics_results(monkeypatch) -> None:
 
 
 def test_polars_stand_in_leaves_a_real_polars_alone(monkeypatch) -> None:
-    from mahjong_lens.vision import train
+    from mahjong_lens.training import train
     real = pytest.importorskip("polars")
     train.polars_stand_in()
     assert sys.modules["polars"] is real
 
 
 def test_training_runs_in_bf16_on_a_gpu_and_full_precision_on_a_cpu():
-    from mahjong_lens.vision.train import training_precision
+    from mahjong_lens.training.train import training_precision
     # ultralytics' fp16 would first fetch yolo26n.pt to check itself; bf16 needs no check
     assert training_precision("0") == "bf16" and training_precision("cuda:0", "bf16") == "bf16"
     assert training_precision("0", "fp32") is False

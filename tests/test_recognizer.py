@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from extras import needs_train
-from mahjong_lens.datasets.classes import CLASS_NAMES
+from mahjong_lens.vision.classes import CLASS_NAMES
 from mahjong_lens.vision.detections import TileDetection
-from mahjong_lens.vision.evaluate import PEER_NAMES, Truth, iou, score_image
+from mahjong_lens.training.evaluate import PEER_NAMES, Truth, iou, score_image
 from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, classifier_files, load_recognizer,
                                square_crop)
-from mahjong_lens.datasets.real import is_dev_photo, photo_source, read_yolo_labels
-from mahjong_lens.vision.train import one_class_label_text, photo_name
+from mahjong_lens.datasets.real import is_dev_photo, photo_source
+from mahjong_lens.vision.classes import read_yolo_labels
+from mahjong_lens.training.train import one_class_label_text, photo_name
 
 
 def det(tile: str, box, confidence: float = 0.9) -> TileDetection:
@@ -66,7 +67,7 @@ def test_a_red_five_read_on_a_label_of_its_five_is_read_right():
 
 
 def test_a_hand_read_with_a_red_five_is_its_labelled_hand():
-    from mahjong_lens.vision.evaluate import as_labelled
+    from mahjong_lens.training.evaluate import as_labelled
     read = Counter({"0m": 1, "5m": 1, "1p": 1})
     assert as_labelled(read, Counter({"5m": 2, "1p": 1})) == Counter({"5m": 2, "1p": 1})
     # where the labels do name red fives, the reading is compared as it is
@@ -97,7 +98,7 @@ def test_unlabelled_bonus_tiles_can_be_ignored():
 
 
 def test_errors_are_told_apart_by_kind():
-    from mahjong_lens.vision.evaluate import FALSE_KINDS, UNREAD_KINDS
+    from mahjong_lens.training.evaluate import FALSE_KINDS, UNREAD_KINDS
     truths = [Truth("1m", (0, 0, 10, 10)),     # read as 2m
               Truth("3m", (20, 0, 30, 10)),    # its box 4 px off: IoU 60/140, below 0.5
               Truth("5m", (40, 0, 50, 10)),    # labelled twice: one box for both
@@ -129,7 +130,7 @@ def test_an_ignored_unlabelled_bonus_tile_is_no_false_reading():
 
 def test_eval_counts_and_draws_errors_by_kind(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import FALSE_KINDS, UNREAD_KINDS, ErrorGallery, evaluate, format_errors
+    from mahjong_lens.training.evaluate import FALSE_KINDS, UNREAD_KINDS, ErrorGallery, evaluate, format_errors
     images, labels = tmp_path / "images", tmp_path / "labels"
     images.mkdir(), labels.mkdir()
     image = np.full((100, 200, 3), 60, np.uint8)
@@ -159,7 +160,7 @@ def test_eval_counts_and_draws_errors_by_kind(tmp_path: Path):
 
 def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import evaluate, recall_by_size, size_band, tile_size
+    from mahjong_lens.training.evaluate import evaluate, recall_by_size, size_band, tile_size
     assert tile_size((0, 0, 20, 30), 320, 240) == 40  # short side 20 px of 320: 40 at 640
     assert [size_band(s) for s in (10, 16, 31.9, 47, 48)] == ["< 16 px", "16-24 px", "24-32 px", "32-48 px", ">= 48 px"]
     image = np.full((160, 640, 3), 90, np.uint8)
@@ -182,7 +183,7 @@ def test_eval_reports_recall_by_the_tiles_size(tmp_path: Path):
 
 def test_recall_by_size_is_drawn_as_bars_as_tall_as_the_recall(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import draw_recall_by_size
+    from mahjong_lens.training.evaluate import draw_recall_by_size
     path = tmp_path / "bars.png"
     draw_recall_by_size({"< 16 px": (4, 1), "16-24 px": (0, 0), "24-32 px": (10, 10)}, path, "test")
     chart = cv2.imread(str(path))
@@ -205,7 +206,7 @@ class _BrightPatchReader:
 
 def test_eval_reads_hand_rows_again_turned_a_quarter(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import TURNED, evaluate, turned_quarter
+    from mahjong_lens.training.evaluate import TURNED, evaluate, turned_quarter
     image = np.full((200, 300, 3), 90, np.uint8)
     truths = []
     for k in range(5):  # five upright tiles side by side, not square: tight labels
@@ -231,7 +232,7 @@ def test_eval_reads_hand_rows_again_turned_a_quarter(tmp_path: Path):
 
 def test_photos_labelled_all_one_face_are_reported_apart(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import SUSPECT, evaluate, one_tile_labels
+    from mahjong_lens.training.evaluate import SUSPECT, evaluate, one_tile_labels
     row = [Truth("1p", (10 + 30 * k, 10, 40 + 30 * k, 50)) for k in range(14)]
     assert one_tile_labels(row)
     assert not one_tile_labels(row[:4])                      # four of a tile: a set has them
@@ -284,7 +285,7 @@ def test_augmented_copies_share_their_photo_and_split():
 
 
 def test_rotated_copies_are_told_by_their_square_label_boxes():
-    from mahjong_lens.vision.evaluate import inflated_labels
+    from mahjong_lens.training.evaluate import inflated_labels
     upright = [Truth("1m", (10 + 30 * k, 10, 40 + 30 * k, 50)) for k in range(14)]  # 30 x 40 faces
     tilted = [Truth("1m", (10 + 30 * k, 10, 48 + 30 * k, 50)) for k in range(14)]   # 38 x 40 boxes
     assert not inflated_labels(upright)
@@ -991,7 +992,7 @@ def test_a_stale_onnx_export_is_not_used(exported_models: Path, tmp_path: Path):
 @needs_train
 def test_only_a_classifier_is_published_as_the_second_one(tmp_path: Path, capsys):
     import argparse
-    from mahjong_lens.vision.train import configure_parser, run
+    from mahjong_lens.training.train import configure_parser, run
     parser = argparse.ArgumentParser()
     configure_parser(parser)
     args = parser.parse_args(["--stage", "detector", "--second", "--work", str(tmp_path)])
@@ -1031,7 +1032,7 @@ def _fake_data_dir(root: Path) -> Path:
 
 
 def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path):
-    from mahjong_lens.vision.train import prepare_classifier_data
+    from mahjong_lens.training.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=1, screen_count=2, size=48)
     train, val = root / "train", root / "val"
@@ -1049,7 +1050,7 @@ def test_classifier_training_set_holds_real_art_and_screen_crops(tmp_path: Path)
 
 def test_boxes_on_no_tile_become_a_class_of_their_own_only_when_asked_for(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.train import prepare_classifier_data
+    from mahjong_lens.training.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     asked: list[list] = []
 
@@ -1071,7 +1072,7 @@ def test_boxes_on_no_tile_become_a_class_of_their_own_only_when_asked_for(tmp_pa
 def test_a_classifier_grows_a_class_keeping_what_it_learnt(tmp_path: Path):
     import torch
     from ultralytics.nn.tasks import ClassificationModel
-    from mahjong_lens.vision.train import with_new_class
+    from mahjong_lens.training.train import with_new_class
     model = ClassificationModel("yolo11n-cls.yaml", nc=3, verbose=False).eval()
     model.names = {0: "1m", 1: "2m", 2: "back"}
     weights = tmp_path / "small.pt"
@@ -1096,7 +1097,7 @@ def test_boxes_on_no_tile_are_those_read_face_down_or_no_tile_where_nothing_is_l
     """The examples of NOT_A_TILE: boxes read `back`, or already read as no tile by a reader
     that knows the class (it drops them, so they are taken before it does), on no label."""
     from mahjong_lens.vision.recognizer import TwoStageRecognizer
-    from mahjong_lens.vision.train import faces_down_on_no_label
+    from mahjong_lens.training.train import faces_down_on_no_label
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     reader.class_names = ["1m", "back", "none"]
     found = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10], [60, 0, 70, 10]], np.float32)
@@ -1113,7 +1114,7 @@ def test_boxes_on_no_tile_are_those_read_face_down_or_no_tile_where_nothing_is_l
 
 def test_crops_and_boxes_on_no_tile_share_one_look_at_each_photo():
     from mahjong_lens.vision.recognizer import TwoStageRecognizer
-    from mahjong_lens.vision.train import crop_detector, faces_down_on_no_label, once_per_photo
+    from mahjong_lens.training.train import crop_detector, faces_down_on_no_label, once_per_photo
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     reader.class_names = ["1m", "back", "none"]
     looked = []
@@ -1136,7 +1137,7 @@ def test_crops_and_boxes_on_no_tile_share_one_look_at_each_photo():
 @needs_train
 def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsys):
     import argparse
-    from mahjong_lens.vision.train import configure_parser, run
+    from mahjong_lens.training.train import configure_parser, run
     parser = argparse.ArgumentParser()
     configure_parser(parser)
     assert run(parser.parse_args(["--stage", "classifier", "--not-a-tile", "--work", str(tmp_path)])) == 2
@@ -1145,7 +1146,7 @@ def test_not_a_tile_needs_the_recogniser_to_cut_crops_with(tmp_path: Path, capsy
 
 
 def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):
-    from mahjong_lens.vision.train import prepare_classifier_data
+    from mahjong_lens.training.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, real_copies=3)
     crops = sorted(p.stem for p in (root / "train" / "1m").glob("real*.png"))
@@ -1155,7 +1156,7 @@ def test_real_crops_can_be_weighed_more_in_other_turns(tmp_path: Path):
 
 def test_rare_classes_get_more_copies_towards_the_median():
     from collections import Counter
-    from mahjong_lens.vision.train import rare_class_copies
+    from mahjong_lens.training.train import rare_class_copies
     counts = Counter({0: 600, 1: 620, 2: 580, 3: 600, 4: 610, 5: 590, 30: 200, 31: 100, 32: 10})
     copies = rare_class_copies(counts)
     assert copies[0] == copies[1] == copies[2] == 1
@@ -1165,7 +1166,7 @@ def test_rare_classes_get_more_copies_towards_the_median():
 
 def test_slanted_crop_shows_the_tile_turned_with_its_bounding_box():
     import cv2
-    from mahjong_lens.vision.train import slanted_crop
+    from mahjong_lens.training.train import slanted_crop
     image = np.full((300, 300, 3), 40, np.uint8)
     image[100:200, 120:180] = 255                     # a white tile, 60 x 100, upright
     straight = slanted_crop(image, (120, 100, 180, 200), 0.0, 0.0, 64)
@@ -1184,7 +1185,7 @@ def test_slanted_crop_shows_the_tile_turned_with_its_bounding_box():
 
 
 def test_slanted_and_balanced_real_copies_are_all_written(tmp_path: Path):
-    from mahjong_lens.vision.train import prepare_classifier_data
+    from mahjong_lens.training.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     root = prepare_classifier_data(data, tmp_path / "work", art_copies=0, size=32, real_copies=2,
                                    slant=15.0, balance=True)
@@ -1195,7 +1196,7 @@ def test_slanted_and_balanced_real_copies_are_all_written(tmp_path: Path):
 
 def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.train import prepare_classifier_data
+    from mahjong_lens.training.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
     # two copies of one training photo: six tiles upright (3:4 boxes), and a tilted copy whose
@@ -1217,7 +1218,7 @@ def test_classifier_training_set_leaves_out_rotated_copies_with_inflated_boxes(t
 
 
 def test_labels_snap_to_the_detector_box_on_their_tile():
-    from mahjong_lens.vision.train import snap_to_detector
+    from mahjong_lens.training.train import snap_to_detector
     tile_a, tile_b, far = (0, 0, 30, 40), (30, 0, 60, 40), (200, 200, 230, 240)
     shifted = (10, 0, 40, 40)  # a label slid a third of a tile off tile A, onto B
     assert snap_to_detector([shifted, (100, 100, 130, 140)], [tile_b, tile_a, far]) == [tile_a, None]
@@ -1227,7 +1228,7 @@ def test_labels_snap_to_the_detector_box_on_their_tile():
 
 
 def test_hard_examples_are_the_tiles_the_reader_gets_wrong_on_its_own_boxes():
-    from mahjong_lens.vision.train import hard_examples
+    from mahjong_lens.training.train import hard_examples
     names = ["1m", "2m", "3m", "back"]
     labels = [("1m", (0, 0, 30, 40)), ("2m", (30, 0, 60, 40)), ("3m", (60, 0, 90, 40)),
               ("back", (90, 0, 120, 40)), ("1m", (300, 0, 330, 40))]
@@ -1251,7 +1252,7 @@ def test_hard_examples_are_the_tiles_the_reader_gets_wrong_on_its_own_boxes():
 
 @needs_train
 def test_hard_crops_never_come_from_a_benchmark_seed(tmp_path: Path, capsys):
-    from mahjong_lens.vision import train
+    from mahjong_lens.training import train
     parser = __import__("argparse").ArgumentParser()
     train.configure_parser(parser)
     args = parser.parse_args(["--stage", "classifier", "--work", str(tmp_path), "--hard-scenes", "5",
@@ -1263,7 +1264,7 @@ def test_hard_crops_never_come_from_a_benchmark_seed(tmp_path: Path, capsys):
 
 def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.train import prepare_classifier_data
+    from mahjong_lens.training.train import prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
     # a turned copy of a row of six tiles, labelled with inflated (square, too large) boxes
@@ -1295,7 +1296,7 @@ def test_classifier_crops_can_be_cut_at_the_detector_boxes(tmp_path: Path):
 
 
 def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
-    from mahjong_lens.vision.train import prepare_detector_data
+    from mahjong_lens.training.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")
     yaml = prepare_detector_data(data, tmp_path / "work", screen_count=2)
     root = yaml.parent
@@ -1308,7 +1309,7 @@ def test_detector_training_set_is_one_class_with_screens(tmp_path: Path):
 
 
 def test_turned_labels_follow_the_picture_turned_a_quarter():
-    from mahjong_lens.vision.train import turn_labels
+    from mahjong_lens.training.train import turn_labels
     image = np.zeros((100, 200, 3), np.uint8)
     image[10:40, 120:150] = 255  # a box at x 120-150, y 10-40 of a 200 x 100 picture
     rows = [(3, 135 / 200, 25 / 100, 30 / 200, 30 / 100)]
@@ -1337,7 +1338,7 @@ def test_turned_boxes_follow_the_picture_and_three_turns_turn_them_back():
 
 def test_detector_training_set_can_hold_quarter_turned_hand_rows(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.train import prepare_detector_data
+    from mahjong_lens.training.train import prepare_detector_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "chinese-mixed" / "train" / "images"
     # a scattered single-tile photo is not turned (only tiles standing side by side are) ...
@@ -1382,7 +1383,7 @@ def test_a_model_is_read_at_the_size_it_was_trained_at():
 
 def test_photos_whose_labels_lay_out_as_a_hand_are_reported_as_hands(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import HAND_ROW, TURNED, evaluate, lays_out_as_hand
+    from mahjong_lens.training.evaluate import HAND_ROW, TURNED, evaluate, lays_out_as_hand
     faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
     row = [Truth(face, (20 + 32 * k, 40, 50 + 32 * k, 80)) for k, face in enumerate(faces)]
     assert lays_out_as_hand(row)
@@ -1424,7 +1425,7 @@ class _FixedReader:
 
 def test_eval_counts_hands_read_exactly_apart_from_the_tiles_around_them(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.evaluate import HAND_ROW, evaluate, format_table, hand_read_exactly, reference_hand
+    from mahjong_lens.training.evaluate import HAND_ROW, evaluate, format_table, hand_read_exactly, reference_hand
     faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
     row = [Truth(face, (20 + 32 * k, 200, 50 + 32 * k, 240)) for k, face in enumerate(faces)]
     discard = TileDetection("9p", (300, 20, 330, 60), 0.9)  # on the table, not labelled
@@ -1460,7 +1461,7 @@ def test_eval_counts_the_hands_of_rotated_copies_too(tmp_path: Path):
     """Roboflow's rotated copies of hand rows have inflated (square) labels, so their boxes
     are reported apart; their hands, compared as multisets of tiles, are still counted."""
     import cv2
-    from mahjong_lens.vision.evaluate import ROTATED, evaluate
+    from mahjong_lens.training.evaluate import ROTATED, evaluate
     faces = "1m 2m 3m 4p 5p 6p 7s 8s 9s 2z 2z 2z 5z 5z".split()
     row = [Truth(face, (20 + 34 * k, 200, 54 + 34 * k, 234)) for k, face in enumerate(faces)]  # square
     images, labels = tmp_path / "images", tmp_path / "labels"
@@ -1493,7 +1494,7 @@ def _valid_photo(data: Path, name: str, label: str = "4 0.5 0.5 0.2 0.3\n") -> s
 
 
 def test_a_photo_list_names_photos_with_labels_and_refuses_a_missing_one(tmp_path: Path):
-    from mahjong_lens.vision.train import read_photo_list
+    from mahjong_lens.datasets.real import read_photo_list
     relative = _valid_photo(tmp_path, "IMG_2742_JPG.rf.x.jpg")
     listing = tmp_path / "list.txt"
     listing.write_text(f"# the new set\n\n{relative}  # first half\n")
@@ -1505,7 +1506,7 @@ def test_a_photo_list_names_photos_with_labels_and_refuses_a_missing_one(tmp_pat
 
 def test_listed_photos_outside_train_are_all_training_crops_weighed_more(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
+    from mahjong_lens.training.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     # a name the development split would take: listed, it is a training photo all the same
     name = next(f"IMG_{n}_JPG.rf.x.jpg" for n in range(2700, 2900) if is_dev_photo(f"IMG_{n}_JPG.rf.x.jpg"))
@@ -1536,7 +1537,7 @@ def test_listed_photos_outside_train_are_all_training_crops_weighed_more(tmp_pat
 
 def test_the_evaluation_leaves_out_the_photos_the_model_trained_on(tmp_path: Path, capsys, monkeypatch):
     import argparse
-    from mahjong_lens.vision import evaluate as evaluation
+    from mahjong_lens.training import evaluate as evaluation
     from mahjong_lens.vision import recognizer
     from mahjong_lens.vision.recognizer import ALSO_TRAINED_FILE, also_trained_on
     seen = _valid_photo(tmp_path, "IMG_2742_JPG.rf.x.jpg")
@@ -1565,7 +1566,7 @@ def test_the_evaluation_leaves_out_the_photos_the_model_trained_on(tmp_path: Pat
 @needs_train
 def test_the_photos_trained_on_are_published_with_the_weights(tmp_path: Path, monkeypatch, capsys):
     import argparse
-    from mahjong_lens.vision import train
+    from mahjong_lens.training import train
     from mahjong_lens.vision.recognizer import also_trained_on
     data = tmp_path / "data"
     relative = _valid_photo(data, "IMG_2742_JPG.rf.x.jpg")
@@ -1605,7 +1606,7 @@ def test_every_box_off_the_labels_of_a_fully_labelled_set_is_no_tile():
     label is (a book spine read as 1s) is an example of no tile; a box on a label is not,
     nor one that mostly covers a label (a tile half hidden behind it)."""
     from mahjong_lens.vision.recognizer import TwoStageRecognizer
-    from mahjong_lens.vision.train import boxes_on_no_label
+    from mahjong_lens.training.train import boxes_on_no_label
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     reader.class_names = ["1s", "back", "none"]
     found = np.array([[0, 0, 10, 10], [40, 0, 50, 10], [44, 0, 54, 10], [60, 0, 70, 10]], np.float32)
@@ -1620,7 +1621,7 @@ def test_a_fully_labelled_set_can_teach_the_detectors_weaker_boxes_as_no_tile():
     """--set-conf: the boxes on no label come from a look of their own at a lower threshold
     (a book spine the detector is 0.2 sure of is an example too), not from the shared look."""
     from mahjong_lens.vision.recognizer import TwoStageRecognizer
-    from mahjong_lens.vision.train import boxes_on_no_label
+    from mahjong_lens.training.train import boxes_on_no_label
     reader = TwoStageRecognizer.__new__(TwoStageRecognizer)
     reader.class_names = ["1s", "back", "none"]
     sure = np.array([[0, 0, 10, 10], [40, 0, 50, 10]], np.float32)
@@ -1641,7 +1642,7 @@ def test_a_fully_labelled_set_can_teach_the_detectors_weaker_boxes_as_no_tile():
 
 def test_a_named_sets_photos_teach_no_tile_from_every_box_off_their_labels(tmp_path: Path):
     import cv2
-    from mahjong_lens.vision.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
+    from mahjong_lens.training.train import ALSO_TRAIN_WEIGHT, prepare_classifier_data
     data = _fake_data_dir(tmp_path / "data")
     images = data / "real" / "riichi-bluemat" / "train" / "images"
     (images.parent / "labels").mkdir(parents=True), images.mkdir()
@@ -1727,7 +1728,7 @@ def test_an_efficientnet_lite0_export_reads_crops_as_a_yolo_classifier_does(tmp_
     probability row per crop that sums to 1, and the pooled features a taught set compares."""
     pytest.importorskip("efficientnet_lite_pytorch")
     pytest.importorskip("onnxruntime")
-    from mahjong_lens.vision.lite_classifier import export, tile_net
+    from mahjong_lens.training.lite_classifier import export, tile_net
     from mahjong_lens.vision.recognizer import CropClassifier
     from mahjong_lens.vision.tile_sets import NOT_A_TILE
     classes = sorted(["1m", "2m", "5z", NOT_A_TILE])

@@ -28,6 +28,7 @@ EXAMPLES = REPO / "examples"
 EXAMPLE_PHOTO_TILES = sorted(["2z", "5p", "6p", "2p", "0p", "6p", "2z", "5p", "6p", "4p", "3p", "5p", "1p", "6p"])
 # each folder of the repository -> where the wheel puts it
 INSTALLED = {"mahjong_lens": "mahjong_lens", "rules": "mahjong_lens/rules", "vision": "mahjong_lens/vision",
+             "training": "mahjong_lens/training",
              "webui": "mahjong_lens/webui", "datasets": "mahjong_lens/datasets"}
 PAGES = ("/", "/live", "/referee", "/table", "/tournament")
 MAX_INSTALL_MB = 600

@@ -1,11 +1,15 @@
-"""The shape of the code (issue 30): imports go one way, and rules/ stays pure."""
+"""The shape of the code: imports go one way between the top folders, and rules/ stays pure."""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("rules", "vision", "webui", "datasets", "mahjong_lens")
+PACKAGES = ("rules", "vision", "webui", "datasets", "training", "mahjong_lens")
+# the top folders from the bottom up: a module imports only from its own folder or one below.
+# The reader (vision) needs neither the data nor training at run time; the data are made with
+# the reader; training takes both; the page and the command line sit on top.
+LAYERS = ("rules", "vision", "datasets", "training", "webui", "mahjong_lens")
 
 
 def _module_name(path: Path) -> str:
@@ -82,8 +86,36 @@ def test_everything_is_imported_under_the_one_installed_name():
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                          [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
-                stray += [f"{path.name}: {n}" for n in names if n.split(".")[0] in PACKAGES[:4]]
+                stray += [f"{path.name}: {n}" for n in names if n.split(".")[0] in PACKAGES[:5]]
     assert stray == []
+
+
+def _layer(module: str) -> int:
+    folder = module.split(".")[1] if module.count(".") else "mahjong_lens"
+    return LAYERS.index(folder if folder in LAYERS else "mahjong_lens")
+
+
+def test_imports_run_one_way_between_the_top_folders():
+    upward = sorted(f"{name} -> {target}" for name, targets in _imports().items() for target in targets
+                    if _layer(target) > _layer(name))
+    assert upward == []
+
+
+def test_nothing_below_the_command_line_imports_its_package():
+    """`from mahjong_lens import X` below the command line would run up to it."""
+    found = []
+    for package in LAYERS[:-1]:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == "mahjong_lens" and not node.level:
+                    found.append(str(path.relative_to(ROOT)))
+    assert found == []
+
+
+def test_the_layer_check_sees_an_import_that_runs_up():
+    assert _layer("mahjong_lens.vision.recognizer") < _layer("mahjong_lens.datasets.synth")
+    assert _layer("mahjong_lens.training.train") > _layer("mahjong_lens.datasets.real")
+    assert _layer("mahjong_lens.cli") == len(LAYERS) - 1
 
 
 def test_the_cycle_finder_finds_a_cycle():

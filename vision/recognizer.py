@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mahjong_lens.datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE
+from mahjong_lens.vision.classes import BACK, CLASS_NAMES, NOT_A_TILE
 from mahjong_lens.rules.tiles import plain
-from mahjong_lens import TRAIN_EXTRA
+from mahjong_lens.vision import TRAIN_EXTRA
 from mahjong_lens.vision.detections import TileDetection, turned_boxes
 from mahjong_lens.vision.onnx_models import (FEATURES_OUTPUT, ONNX_SOURCE_KEY, OnnxDetector, export_names, export_size,  # noqa: F401
                                 file_sha256, onnx_session, set_metadata, to_tensor)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from mahjong_lens.datasets.classes import BACK
+from mahjong_lens.vision.classes import BACK
 from mahjong_lens.rules.tiles import parse_tiles
 
 from .detections import TileDetection, pair_by_iou
@@ -174,7 +174,7 @@ def examples_from_labels(boxes: np.ndarray, labels: Sequence[Example]) -> list[s
 def examples_from_page(tiles: Any) -> list[Example]:
     """The page's [{box: [x1, y1, x2, y2], tile}] (the boxes a player kept, each with its
     face, as the recogniser names faces) as examples; TileSetError for anything else."""
-    from mahjong_lens.datasets.classes import CLASS_NAMES
+    from mahjong_lens.vision.classes import CLASS_NAMES
     if not isinstance(tiles, list) or not tiles:
         raise TileSetError("send the photo's tiles: a list of {box: [x1, y1, x2, y2], tile}")
     examples = []
@@ -310,7 +310,7 @@ def taught_recognizer(base: Any, store: TileSetStore, name: str) -> TaughtRecogn
 
 def store_for(database: str | None = None) -> TileSetStore:
     """The tile sets kept in the app's database (the referee's log; `--database`)."""
-    from mahjong_lens.storage import database_path
+    from mahjong_lens.vision.storage import database_path
     return TileSetStore(database_path(database))
 
 
@@ -322,8 +322,7 @@ def with_tile_set(recognizer: Any, tile_set: str | None, database: str | None = 
 def label_examples(photo: Path, width: int, height: int, labels: Path | None = None) -> list[Example] | None:
     """The labelled tiles of a photo: its YOLO label file (in `labels`, or the labels/
     folder beside its images/ folder), None where it has none."""
-    from mahjong_lens.datasets.classes import CLASS_NAMES, NUM_CLASSES
-    from mahjong_lens.datasets.real import pixel_box, read_yolo_labels
+    from mahjong_lens.vision.classes import CLASS_NAMES, NUM_CLASSES, pixel_box, read_yolo_labels
     candidates = [labels / f"{photo.stem}.txt"] if labels else []
     candidates.append(photo.parent.parent / "labels" / f"{photo.stem}.txt")
     found = next((path for path in candidates if path.exists()), None)

@@ -11,7 +11,7 @@ from werkzeug.exceptions import HTTPException
 from mahjong_lens.rules.hand import laid_out
 from mahjong_lens.rules.tiles import vocabulary as tile_vocabulary
 from mahjong_lens.rules.tournament import TournamentError
-from mahjong_lens.storage import default_database
+from mahjong_lens.vision.storage import default_database
 
 from .api import api
 from .pages import pages

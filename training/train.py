@@ -32,9 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from mahjong_lens.datasets.art import default_data_dir
-from mahjong_lens.datasets.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
-from mahjong_lens.datasets.real import (IMAGE_EXTS, inflated_boxes, is_dev_photo, photo_group, photo_source, pixel_box,
-                           read_yolo_labels)
+from mahjong_lens.vision.classes import BACK, CLASS_NAMES, NOT_A_TILE, NUM_CLASSES
+from mahjong_lens.datasets.real import (IMAGE_EXTS, inflated_boxes, is_dev_photo, label_path_for, photo_group,
+                                        photo_source, read_photo_list)
+from mahjong_lens.vision.classes import pixel_box, read_yolo_labels
 from mahjong_lens.vision.detections import pair_by_iou, turned_boxes
 from mahjong_lens.vision.recognizer import (CLASSIFIER_FILE, CLASSIFIER_SIZE, CROP_MARGIN, DETECTOR_FILE, DETECTOR_SIZE,
                                SECOND_CLASSIFIER_FILE, ALSO_TRAINED_FILE, TwoStageRecognizer, also_trained_on,
@@ -191,7 +192,7 @@ def faces_down_on_no_label(reader: TwoStageRecognizer,
     of `NOT_A_TILE`.  Counting the boxes already read as no tile keeps them when a reader
     that learnt the class cuts the crops (`back` alone: 66 boxes before the classifiers
     learnt `none`, 30 after).  `readings`: `reader.readings` unless given (``once_per_photo``)."""
-    from mahjong_lens.vision.evaluate import NEAR_IOU, iou
+    from mahjong_lens.training.evaluate import NEAR_IOU, iou
     on_no_tile = {reader.class_names.index(name) for name in (BACK, NOT_A_TILE) if name in reader.class_names}
     read = readings or reader.readings
 
@@ -307,26 +308,6 @@ def hard_hand_crops(reader: TwoStageRecognizer, folder: Path, count: int, seed: 
     return written
 
 
-def label_path_for(image: Path) -> Path:
-    return image.parent.parent / "labels" / (image.stem + ".txt")
-
-
-def read_photo_list(listing: Path, data_dir: Path) -> list[Path]:
-    """The photos named in `listing`, one path per line relative to `data_dir` (`#` starts a
-    comment).  A missing photo or label file is an error: a list that silently shrank would
-    train on less than its card says."""
-    photos: list[Path] = []
-    for number, line in enumerate(Path(listing).read_text().splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        photo = Path(line) if Path(line).is_absolute() else data_dir / line
-        if not photo.exists() or not label_path_for(photo).exists():
-            raise FileNotFoundError(f"{listing}:{number}: no photo with labels at {photo}")
-        photos.append(photo)
-    return photos
-
-
 def real_images(data_dir: Path, split: str, more_sets: Sequence[str] = ()) -> list[Path]:
     """The photos of a split of the real sets (REAL_SETS, and `more_sets` of ../shared/data/real)."""
     images: list[Path] = []
@@ -395,7 +376,7 @@ def write_turned_copies(images: list[Path], out_images: Path, out_labels: Path, 
     table sees the players at its sides. Roboflow's own rotated copies
     cannot teach this: their boxes are inflated."""
     import cv2
-    from mahjong_lens.vision.evaluate import lays_out_as_hand, truths_of
+    from mahjong_lens.training.evaluate import lays_out_as_hand, truths_of
     rng = random.Random(seed)
     written = 0
     for image_path in images:

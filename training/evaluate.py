@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mahjong_lens.datasets.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
-from mahjong_lens.datasets.real import IMAGE_EXTS, inflated_boxes, pixel_box, read_yolo_labels
+from mahjong_lens.vision.classes import CLASS_NAMES, FLOWERS, NUM_CLASSES
+from mahjong_lens.datasets.real import IMAGE_EXTS, inflated_boxes
+from mahjong_lens.vision.classes import pixel_box, read_yolo_labels
 from mahjong_lens.rules.tiles import is_red, plain
 from mahjong_lens.vision.detections import TileDetection, iou, turned_boxes  # noqa: F401 (iou: evaluate's API)
 
@@ -608,7 +609,7 @@ def run(args: argparse.Namespace) -> int:
     if args.iou is not None:
         recognizers[0][1].iou = args.iou
     if getattr(args, "tile_set", None):
-        from .tile_sets import TileSetError, with_tile_set
+        from mahjong_lens.vision.tile_sets import TileSetError, with_tile_set
         try:
             recognizers.append((f"taught {args.tile_set}", with_tile_set(recognizers[0][1], args.tile_set,
                                                                           getattr(args, "database", None))))

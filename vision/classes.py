@@ -1,4 +1,4 @@
-"""The one class list of the tile recogniser.
+"""The one class list of the tile recogniser, and the YOLO label rows written in it.
 
 Indices 0-41 are the canonical classes of ``../shared/data/README.md`` (so the
 real labelled photos there stay valid as they are); 42-45 extend them with the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mahjong_lens.rules.tiles import format_tiles
 
+from pathlib import Path
 from typing import Iterable
 
 SUITS = ("m", "p", "s")
@@ -78,4 +79,23 @@ def tiles_to_notation(tiles: Iterable[str]) -> str:
     for t in tiles:
         if len(t) != 2 or t == BACK or t not in _INDEX:
             raise ValueError(f"not a tile face: {t!r}")
-    return format_tiles(tiles, sort=False)  # the one notation writer (never writes "10m")
+    return format_tiles(tiles, sort=False)  # the one notation writer
+
+
+# ------------------------------------------------------------------ YOLO labels in these classes
+
+def read_yolo_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
+    """Rows (class, cx, cy, w, h) of a YOLO label file; a missing file means no tiles."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 5:
+                rows.append((int(parts[0]), *map(float, parts[1:5])))
+    return rows
+
+
+def pixel_box(row: tuple[int, float, float, float, float], width: int, height: int) -> tuple[float, float, float, float]:
+    """The x1y1x2y2 pixel box of a YOLO label row (class, cx, cy, w, h normalised)."""
+    _, cx, cy, bw, bh = row
+    return ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)

@@ -5,8 +5,8 @@
 #   mahjong-lens pack --out .bundle/data --also-train datasets/also_train_red_table_set.txt
 #   the three wheels ultralytics needs there, in .whl (pip download, as the README says)
 # Then, with carry [".bundle", ".whl"] and a timeout that leaves a minute to spare:
-#   STAGES=detector DETECTOR_MINUTES=5 bash vision/device_train.sh          (about 7 minutes)
-#   STAGES=classifier CLASSIFIER_MINUTES=3 bash vision/device_train.sh      (a second call, if time is left)
+#   STAGES=detector DETECTOR_MINUTES=5 bash training/device_train.sh          (about 7 minutes)
+#   STAGES=classifier CLASSIFIER_MINUTES=3 bash training/device_train.sh      (a second call, if time is left)
 #   STAGES="classifier classifier2" ...   both classifiers, the second on the first's crops
 #
 # Each stage runs the shipped line from the shipped weights (models/README.md, Training)
@@ -22,7 +22,7 @@ started=$(date +%s)
 say() { echo "device_train [$(( $(date +%s) - started )) s]: $*"; }
 
 # ultralytics (pure Python wheels) beside the machine's own torch; polars is stood in for by
-# vision/train.py.  Our package without its dependencies: the machine has numpy, opencv,
+# training/train.py.  Our package without its dependencies: the machine has numpy, opencv,
 # onnxruntime and torch, and training needs nothing else of ours.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     || { say "the wheels in .whl did not install"; exit 1; }
