@@ -59,13 +59,21 @@ def _claimed_id(line: Mapping[str, str], computed: list[dict[str, str]]) -> str:
     return "claimed:" + words
 
 
+# the breakdown's totals (Rode Draak's "Score: 32 points x 16 = 512", riichi's fu, limit and
+# points), not lines a player claims: a claim's points are compared with them
+TOTAL_LINES = frozenset({"score", "fu", "limit", "points"})
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
 def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str]:
     """The lines where the claim and the computed result differ (empty: they agree).
     Lines are matched on their ids (rules.result.Line.id), never on the sentence shown."""
     differences = []
-    if not computed.get("valid"):
-        if claimed["points"] != 0 or claimed.get("breakdown"):
-            differences.append(f"The hand cannot be scored as claimed: {computed.get('error')}")
+    if not computed.get("valid"):  # no claim, not even 0, agrees with a hand that has no score
+        differences.append(f"The hand cannot be scored: {computed.get('error')}")
     elif claimed["points"] != computed.get("points"):
         differences.append(f"Points: claimed {claimed['points']}, computed {computed.get('points')}")
     if "breakdown" in claimed and computed.get("valid"):
@@ -81,13 +89,15 @@ def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str
             for number, line in enumerate(lines):
                 shown = line["name"] if not others else others[0]["name"]
                 if number >= len(others):
-                    times = f" {len(lines)} times, it applies {len(others)} time(s)" if others else ""
-                    differences.append(f"{shown} ({line['value']}): claimed{times or ', but it does not apply'}")
+                    times = f" {_times(len(lines))}, but it counts {_times(len(others))}" if others else ""
+                    differences.append(f"{shown} ({line['value']}): claimed{times or ', but it does not count'}")
                 elif line["value"] and _normal(line["value"]) != _normal(others[number]["value"]):
                     differences.append(f"{shown}: claimed {line['value']}, computed {others[number]['value']}")
         for key, lines in by_id.items():
+            if key in TOTAL_LINES:  # the totals: the points above compare them
+                continue
             for line in lines[len(claimed_ids.get(key, [])):]:
-                differences.append(f"{line['name']} ({line['value']}): not claimed, but it applies")
+                differences.append(f"{line['name']} ({line['value']}) counts, but was not claimed")
     if "payments" in claimed and computed.get("valid"):
         for seat in WINDS:
             mine, theirs = claimed["payments"].get(seat), computed.get("payments", {}).get(seat)

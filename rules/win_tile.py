@@ -267,11 +267,18 @@ def ask_win_way(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str
     drawn, discard = ways["self_drawn"], ways["discard"]
     if all(value is None for value in points.values()):
         return drawn
-    if drawn.get("valid") and discard.get("valid") and drawn["points"] == discard["points"] \
-            and drawn["payments"] == discard["payments"]:
+    if drawn.get("valid") and discard.get("valid") and drawn["points"] == discard["points"]:
+        # the score is the same either way: that is the answer; only who pays may differ
         answer = dict(drawn)
-        answer["note"] = "how the hand was won was not said; self-drawn or a discard score alike"
         answer["way_taken"] = taken["self_drawn"]
+        if drawn["payments"] == discard["payments"]:
+            answer["note"] = "how the hand was won was not said; self-drawn or a discard score alike"
+        else:
+            pays = ", ".join(f"{WIND_NAMES[seat]} {-amount}" for seat, amount in discard["payments"].items()
+                             if amount < 0)
+            answer["note"] = (f"{drawn['points']} points self-drawn or on a discard; the payments shown are "
+                              f"for self-drawn (on a discard from {WIND_NAMES[before]}: {pays} pay)")
+            answer["discard_payments"] = discard["payments"]
         return answer
     words = {way: "no win" if points[way] is None else
              f"{'up to ' if then[way] else ''}{points[way]}{' points' if way == 'self_drawn' else ''}"

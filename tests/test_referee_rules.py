@@ -14,8 +14,9 @@ def test_a_claim_is_compared_line_by_line():
     differences = compare_claim({"points": 100, "breakdown": lines}, computed)
     assert f"Points: claimed 100, computed {computed['points']}" in differences
     assert "Pung of dragons: claimed x4, computed x2" in differences
-    assert "All honours (x8): claimed, but it does not apply" in differences
-    assert any(d.endswith("not claimed, but it applies") for d in differences)
+    assert "All honours (x8): claimed, but it does not count" in differences
+    assert any(d.endswith("counts, but was not claimed") for d in differences)
+    assert not any(d.startswith("Score") for d in differences)  # the total: the points say it
     assert compare_claim({"points": computed["points"]}, computed) == []
 
 
@@ -39,7 +40,7 @@ def test_claimed_lines_are_matched_on_the_line_ids_not_on_the_words_shown():
     # a referee may type the id, and a line claimed twice that applies once is said
     typed = claimed_lines_from("doubling:pung-of-dragons: x2\nPung of dragons: x2")
     differences = compare_claim({"points": computed["points"], "breakdown": typed}, computed)
-    assert "Pung of dragons (x2): claimed 2 times, it applies 1 time(s)" in differences
+    assert "Pung of dragons (x2): claimed twice, but it counts once" in differences
     assert not any(d.startswith("Pung of dragons") and "not claimed" in d for d in differences)
 
 
@@ -51,3 +52,11 @@ def test_every_rule_set_gives_each_line_an_id():
     assert wsom == ["pattern:1.2", "pattern:3.1:5z"]  # the WSOM pattern numbers
     dead = score({"concealed": "123m456p789s5z11z", "win_tile": "1z", "self_drawn": True}, "rode-draak")
     assert all(line.id for line in dead.breakdown)
+
+
+def test_a_hand_that_cannot_be_scored_never_agrees_with_a_claim():
+    computed = score({"concealed": "11111m"}, "rode-draak").to_dict()
+    assert not computed["valid"]
+    for claim in ({"points": 0}, {"points": 40}, {"points": 0, "breakdown": []}):
+        differences = compare_claim(claim, computed)
+        assert len(differences) == 1 and differences[0].startswith("The hand cannot be scored: "), claim

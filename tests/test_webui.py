@@ -434,8 +434,8 @@ def test_a_wrong_claim_lists_the_lines_that_differ(client):
     assert body["agree"] is False
     assert body["differences"][0] == "Points: claimed 256, computed 512"
     assert "Pung of dragons: claimed x4, computed x2" in body["differences"]
-    assert "All simples (x2): claimed, but it does not apply" in body["differences"]
-    assert "Concealed hand, self-drawn (Verborgen spel) (x8): not claimed, but it applies" \
+    assert "All simples (x2): claimed, but it does not count" in body["differences"]
+    assert "Concealed hand, self-drawn (Verborgen spel) (x8) counts, but was not claimed" \
         in body["differences"]
     assert "Payment of S: claimed -512, computed -1024" in body["differences"]
 
@@ -444,7 +444,7 @@ def test_a_claim_on_an_unscoreable_hand_disagrees_with_the_reason(client):
     body = referee(client, hand=dict(DRAGON_HAND, concealed="123m456p789s555z12z"),
                    claimed_points=512).get_json()
     assert body["agree"] is False
-    assert body["differences"][0].startswith("The hand cannot be scored as claimed:")
+    assert body["differences"][0].startswith("The hand cannot be scored:")
 
 
 @pytest.mark.parametrize("body, status, words", [

@@ -152,3 +152,15 @@ def test_the_five_read_red_keeps_the_winning_tile_where_it_can():
     alone = _with_one_red(hand_from_dict({"concealed": "123m456m34p5p99s111z", "win_tile": "5p",
                                           "discarder": "S"}), "p")
     assert alone.win_tile == "0p" and "0p" in alone.concealed
+
+
+def test_the_same_score_either_way_is_no_question_and_says_who_pays_on_a_discard():
+    from mahjong_lens.rules.win_tile import ask_win_way
+    hand = {"concealed": "23455p333444666z", "win_tile": "2p", "seat_wind": "W", "prevalent_wind": "W"}
+    drawn = score({**hand, "self_drawn": True}, "wsom")
+    discard = score({**hand, "discarder": "S"}, "wsom")  # South plays before West
+    assert drawn.points == discard.points and drawn.payments != discard.payments
+    answer = ask_win_way(hand, "wsom")
+    assert "question" not in answer and answer["valid"] and answer["points"] == drawn.points
+    assert answer["discard_payments"] == discard.payments
+    assert f"{drawn.points} points self-drawn or on a discard" in answer["note"] and "from South" in answer["note"]
