@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+from mahjong_lens.summaries import result_lines, table_lines
 from mahjong_lens.rules.decompose import hand_waits
 from mahjong_lens.rules.hand import Hand, HandError, validate_hand
 from mahjong_lens.rules.registry import RULE_SETS, OptionError, make_settings, parse_option_pairs, score
@@ -45,6 +46,7 @@ def configure_score(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", choices=list(RULE_SETS), default="rode-draak")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="change a setting of the rule set, e.g. kiriage=true")
+    parser.add_argument("--json", action="store_true", help="print the result format (docs/formats.md)")
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -57,7 +59,7 @@ def run_score(args: argparse.Namespace) -> int:
             score(data, args.rules, options).to_dict()
     except (ValueError, OptionError) as error:
         return _fail(str(error))
-    print(json.dumps(result, indent=2, ensure_ascii=False))
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else "\n".join(result_lines(result, "")))
     if result["valid"]:
         return 0
     return QUESTION_EXIT if result.get("question") else 2
@@ -66,6 +68,7 @@ def run_score(args: argparse.Namespace) -> int:
 def configure_settle(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help='table JSON: {"prevalent_wind": "E", "hands": {"E": HAND, ...}}')
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--json", action="store_true", help="print the table format's output (docs/formats.md)")
 
 
 def run_settle(args: argparse.Namespace) -> int:
@@ -75,7 +78,7 @@ def run_settle(args: argparse.Namespace) -> int:
         outcome = settle_table(data, parse_option_pairs(args.option))
     except (ValueError, OptionError, TableError) as error:
         return _fail(str(error))
-    print(json.dumps(outcome, indent=2, ensure_ascii=False))
+    print(json.dumps(outcome, indent=2, ensure_ascii=False) if args.json else "\n".join(table_lines(outcome)))
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from mahjong_lens.summaries import question_lines
 from mahjong_lens.rules.context import ContextError, context_from_fields
 from mahjong_lens.rules.tiles import WINDS, tile_unicode
 from mahjong_lens.vision.detections import TileDetection
@@ -149,30 +150,9 @@ def summary(scan: ScanResult) -> str:
                     lines.append(f"      {line['name']}: {line['value']}")
             else:
                 lines.append(f"    not scored: {result.get('error')}")
-        if entry.question == "win_way":
-            drawn, discard = (f"{'no win' if c['points'] is None else c['points']}{' at most' if c.get('then') else ''}"
-                              for c in entry.candidates["way_candidates"])
-            lines.append(f"    self-drawn or a discard? self-drawn {drawn}, on a discard {discard} (points); "
-                         "give --self-drawn or --discarder")
-        elif entry.question == "not_won":
-            lost = entry.candidates["way_candidates"][0]
-            lines.append(f"    did the hand win? As a hand that did not win it scores {lost['points']} points; "
-                         "leave out --self-drawn and --discarder to score it so")
-        elif entry.question == "kong_in_row":
-            lines.append("    four alike in the row: a kong? " + ", ".join(
-                f"{'open' if c['open'] else 'concealed'} {c['tile']} {c['points']}"
-                for c in entry.candidates["kong_candidates"]) + " points; set the kong a little apart, or say it "
-                "on the page")
-        elif entry.question == "red_five":
-            lines.append(f"    {entry.error} " + ", ".join(
-                f"{'one red ' + c['tile'] if c['tile'] else 'no red fives'}: "
-                f"{'no win' if c['points'] is None else ('up to ' if c['then'] else '') + str(c['points'])}"
-                for c in entry.candidates["red_candidates"]) + " points; give --option red_fives=false, or "
-                "correct the tile on the page")
-        elif entry.question:  # which tile won: one in the hand, or one out of the photo
-            lines.append("    which tile completed the hand? " + ", ".join(
-                f"{c['tile']} {c['points']}" for c in entry.candidates["win_candidates"])
-                + " points; give it with --win-tile")
+        if entry.question:
+            lines += question_lines({**entry.candidates, "question": entry.question, "error": entry.error},
+                                    "    ", give_tile="give it with --win-tile")
         elif entry.error:
             lines.append(f"    problem: {entry.error}")
         for problem in entry.problems:

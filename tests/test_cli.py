@@ -47,10 +47,31 @@ def test_no_command_prints_help():
 def test_a_question_exits_3_with_every_answer_scored():
     # a complete hand whose winning tile is not set apart, and the candidates score differently
     hand = {"concealed": "123m456p789s55z111z", "discarder": "S"}
-    out = run("score", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
+    out = run("score", "--json", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
     answer = json.loads(out.stdout)
     assert out.returncode == 3, (answer, out.stderr)
     assert answer["question"] == "win_tile" and len(answer["win_candidates"]) >= 2
     # a hand that cannot be scored still exits 2
     out = run("score", "--rules", "rode-draak", "-", stdin=json.dumps({"concealed": "11111m"}))
     assert out.returncode == 2
+
+
+def test_score_and_settle_print_what_a_player_reads_and_json_when_asked(tmp_path):
+    hand = {"concealed": "123m456p789s555z11z", "win_tile": "1z", "self_drawn": True}
+    out = run("score", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert lines[0] == "512 points (Rode Draak)"
+    assert "  Pung of dragons: x2" in lines and "South pays East 1024" in lines
+    assert "{" not in out.stdout
+    assert json.loads(run("score", "--json", "-", stdin=json.dumps(hand)).stdout)["points"] == 512
+    table = {"hands": {"E": hand, "S": {"concealed": "22m345p777s666z19s"},
+                       "W": {"concealed": "111p234s567m88p3z4z"}, "N": {"concealed": "13579m2468p1359s"}}}
+    out = run("settle", "-", stdin=json.dumps(table))
+    assert out.returncode == 0
+    assert out.stdout.splitlines()[:2] == ["East (Mahjong): 512 points, net +3072", "South: 24 points, net -984"]
+    assert "North pays West 8" in out.stdout
+    # a question prints each answer with its score
+    out = run("score", "-", stdin=json.dumps({"concealed": "123m456p789s55z111z", "discarder": "S"}))
+    assert out.returncode == 3 and out.stdout.startswith("which tile completed the hand? ")
+    assert "1z 104" in out.stdout

@@ -125,9 +125,9 @@ def test_a_photo_is_scanned_and_its_tiles_read(release):
 
 def test_the_example_hands_score_and_the_table_settles(release):
     for rules in ("rode-draak", "riichi", "wsom"):
-        result = json.loads(_lens(release, "score", "--rules", rules, str(EXAMPLES / f"hand-{rules}.json")).stdout)
+        result = json.loads(_lens(release, "score", "--json", "--rules", rules, str(EXAMPLES / f"hand-{rules}.json")).stdout)
         assert result["valid"] and result["winning"] and result["points"] > 0, rules
-    table = json.loads(_lens(release, "settle", str(EXAMPLES / "table.json")).stdout)
+    table = json.loads(_lens(release, "settle", "--json", str(EXAMPLES / "table.json")).stdout)
     assert sum(table["payments"].values()) == 0 and table["payments"]["E"] > 0
     schedule = _lens(release, "tournament", "schedule", "--players-file", str(EXAMPLES / "players.txt"),
                      "--rounds", "4", "--seed", "2026").stdout

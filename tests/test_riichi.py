@@ -563,7 +563,7 @@ def test_ari_ari_defaults():
 def test_cli_score_with_an_option(tmp_path):
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(hand("234m456p234678s88p", "2m", riichi=True, dora=["1m"])))
-    out = run_cli("score", "--rules", "riichi", str(path), "--option", "kiriage=true")
+    out = run_cli("score", "--json", "--rules", "riichi", str(path), "--option", "kiriage=true")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     # 4 han 30 fu with kiriage: mangan 8000 from the discarder (North)

@@ -630,7 +630,7 @@ def test_random_losing_hands_are_scored(seed):
 def test_cli_scores_a_hand_from_stdin():
     hand = {"concealed": "123m456m789m777z11z", "win_tile": "4m", "seat_wind": "S",
             "discarder": "W"}
-    out = run_cli("score", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
+    out = run_cli("score", "--json", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["points"] == 120 and result["doublings"] == 2 and result["valid"] is True
@@ -638,7 +638,7 @@ def test_cli_scores_a_hand_from_stdin():
 
 def test_cli_false_mahjong_exits_2_with_the_reason():
     hand = {"concealed": "123m456p789s777z55m", "win_tile": "2m"}
-    out = run_cli("score", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
+    out = run_cli("score", "--json", "--rules", "rode-draak", "-", stdin=json.dumps(hand))
     assert out.returncode == 2 and json.loads(out.stdout)["error"].startswith("false Mahjong")
 
 
@@ -652,13 +652,13 @@ def test_cli_malformed_json_is_one_line_without_traceback():
 def test_cli_settle(tmp_path):
     path = tmp_path / "table.json"
     path.write_text(json.dumps(TABLE))
-    out = run_cli("settle", str(path))
+    out = run_cli("settle", "--json", str(path))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["payments"] == {"E": -216, "S": 480, "W": -124, "N": -140}
 
 
 def test_cli_settle_two_winners_is_one_line():
     path_text = json.dumps(_table_with(E={"concealed": "123m456m789m777z22z", "win_tile": "1m"}))
-    out = run_cli("settle", "-", stdin=path_text)
+    out = run_cli("settle", "--json", "-", stdin=path_text)
     assert out.returncode == 2 and "2 winning hands" in out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1

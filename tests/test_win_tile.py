@@ -89,7 +89,7 @@ def test_the_score_command_asks_as_the_page_does(tmp_path, capsys):
     from mahjong_lens.cli import main
     hand = tmp_path / "hand.json"
     hand.write_text(json.dumps({"concealed": "123m456p789s555z1z", "self_drawn": True}))
-    assert main(["score", str(hand)]) == 3  # no score yet: a question, its own exit code
+    assert main(["score", "--json", str(hand)]) == 3  # no score yet: a question, its own exit code
     answer = json.loads(capsys.readouterr().out)
     assert answer["question"] == "missing_win_tile" and answer["win_candidates"][0]["tile"] == "1z"
     assert main(["score", str(hand), "--option", "limit=-5"]) == 2

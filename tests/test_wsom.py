@@ -450,7 +450,7 @@ def test_settings_convert_from_text():
 def test_cli_scores_a_hand(tmp_path, capsys):
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(HAS_HAND["4.3.1"]))  # One Kong, concealed: 15
-    assert cli_main(["score", "--rules", "wsom", str(path)]) == 0
+    assert cli_main(["score", "--json", "--rules", "wsom", str(path)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["points"] == 15 and out["payments"] == {"E": -15, "S": 45, "W": -15, "N": -15}
     assert out["arrangement"] == "2222m 555p 123s 456s 99m"
@@ -459,7 +459,7 @@ def test_cli_scores_a_hand(tmp_path, capsys):
 def test_cli_reports_a_false_win(tmp_path, capsys):
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(CHICKEN))
-    assert cli_main(["score", "--rules", "wsom", str(path)]) == 2
+    assert cli_main(["score", "--json", "--rules", "wsom", str(path)]) == 2
     out = json.loads(capsys.readouterr().out)
     assert out["valid"] is False and "chicken" in out["error"]
 
