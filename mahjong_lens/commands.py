@@ -7,10 +7,11 @@ import sys
 from typing import Any
 
 from mahjong_lens.summaries import result_lines, table_lines
+from mahjong_lens.rules.words import plural
 from mahjong_lens.rules.decompose import hand_waits
 from mahjong_lens.rules.hand import Hand, HandError, validate_hand
 from mahjong_lens.rules.registry import RULE_SETS, OptionError, make_settings, parse_option_pairs, score
-from mahjong_lens.rules.tiles import NotationError, format_tiles, parse_tiles, tile_unicode
+from mahjong_lens.rules.tiles import NotationError, parse_tiles, tile_unicode, tiles_named
 from mahjong_lens.rules.win_tile import score_or_ask
 
 
@@ -97,8 +98,8 @@ def run_waits(args: argparse.Namespace) -> int:
         return _fail(f"{len(tiles)} tiles: a hand one tile short has 13 (or 10, 7, 4 beside melds)")
     found = hand_waits(hand)
     if not found:
-        print(f"{format_tiles(tiles)}: not waiting (no tile completes it)")
+        print("not waiting: no tile completes this hand")
         return 0
-    print(f"{format_tiles(tiles)} waits on {len(found)} tile(s): {format_tiles(found)}  "
+    print(f"waits on {plural(len(found), 'tile')}: {tiles_named(found)}  "
           + " ".join(tile_unicode(t) for t in found))
     return 0

@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from mahjong_lens.summaries import question_lines
+from mahjong_lens.rules.words import plural
 from mahjong_lens.rules.context import ContextError, context_from_fields
-from mahjong_lens.rules.tiles import WINDS, tile_unicode
+from mahjong_lens.rules.tiles import WINDS, parse_tiles, sort_key, tile_name, tile_unicode, tiles_named
 from mahjong_lens.vision.detections import TileDetection
 from mahjong_lens.vision.drawing import annotate
 from mahjong_lens.vision.image_input import ScanError, read_image
@@ -124,7 +125,7 @@ def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def summary(scan: ScanResult) -> str:
     """A readable account of a scan: tiles in Unicode and notation, the hand, the score."""
-    lines = [f"{scan.image} ({scan.width} x {scan.height}): {len(scan.tiles)} tile(s) seen"]
+    lines = [f"{scan.image} ({scan.width} x {scan.height}): {plural(len(scan.tiles), 'tile')} seen"]
     several = len(scan.hands) > 1
     for number, entry in enumerate(scan.hands):
         prefix = f"  hand {number + 1}" + (f" (seat {entry.seat})" if entry.seat else "") if several else "  hand"
@@ -133,15 +134,16 @@ def summary(scan: ScanResult) -> str:
             lines.append(f"{prefix}: {' '.join(tile_unicode(t) for t in tiles)}")
         hand = entry.hand
         if hand:
-            melds = ", ".join(f"{m['type']} {m['tiles']}{'' if m['open'] else ' (concealed)'}" for m in hand["melds"])
-            text = f"    concealed {hand['concealed']}"
+            melds = "; ".join(f"{m['type']} of {tiles_named(parse_tiles(m['tiles']))}"
+                              f"{'' if m['open'] else ' (concealed)'}" for m in hand["melds"])
+            text = f"    in the hand: {tiles_named(sorted(parse_tiles(hand['concealed']), key=sort_key))}"
             if hand.get("win_tile"):
-                text += f", winning tile {hand['win_tile']}"
+                text += f"; winning tile: {tile_name(hand['win_tile'])}"
             if melds:
                 text += f"; melds: {melds}"
             lines.append(text)
         elif entry.reading.get("concealed"):
-            lines.append(f"    read: {' '.join(entry.reading['concealed'])}")
+            lines.append(f"    read: {tiles_named(entry.reading['concealed'])}")
         result = entry.result
         if result:
             if result.get("valid"):
@@ -159,7 +161,7 @@ def summary(scan: ScanResult) -> str:
             if problem != entry.error:
                 lines.append(f"    note: {problem}")
     if scan.dora_indicators:
-        lines.append(f"  dora indicators: {' '.join(scan.dora_indicators)}")
+        lines.append(f"  dora indicators: {tiles_named(scan.dora_indicators)}")
     if scan.table:
         if "error" in scan.table:
             lines.append(f"  table: {scan.table['error']}")

@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 
+from mahjong_lens.rules.words import plural
 from mahjong_lens.rules.table_setup import SetupError, ari_ari_break, rode_draak_break, wsom_seat_draw
 from mahjong_lens.rules.tiles import WIND_NAMES
 from mahjong_lens.rules.tournament import TournamentError, make_schedule, slip_payments
@@ -75,7 +76,7 @@ def _add_draw_options(parser: argparse.ArgumentParser) -> None:
 def _wall(args: argparse.Namespace) -> None:
     wanted = 2 if args.rules == "rode-draak" else 1
     if len(args.dice) != wanted:
-        raise SetupError(f"{args.rules} takes {wanted} throw(s) with --dice")
+        raise SetupError(f"{args.rules} takes {plural(wanted, 'throw')} with --dice")
     if args.rules == "rode-draak":
         wall = rode_draak_break(*args.dice)
         print(f"East's {args.dice[0]} points at {WIND_NAMES[wall.breaker]}, who throws {args.dice[1]}: "
@@ -131,7 +132,7 @@ def _desk(args: argparse.Namespace) -> None:
         if args.csv:
             sys.stdout.write(store.to_csv(args.tournament, args.csv))
             return
-        print(f"{store.name(args.tournament)}: standings after {len(store.slips(args.tournament))} slip(s)")
+        print(f"{store.name(args.tournament)}: standings after {plural(len(store.slips(args.tournament)), 'slip')}")
         for row in store.standings(args.tournament):
             print(f"{row.rank:>3}. {row.player:<24} {row.total:>+8d}  ({row.hands} hands, {row.mahjongs} Mahjong)")
 
@@ -186,5 +187,5 @@ def _print_schedule(schedule, by: str) -> None:
                 print(f"  table {t}: {seats}")
     if repeats:
         pairs = "; ".join(f"{a} & {b} {n}x" for a, b, n in repeats)
-        print(f"{len(repeats)} pair(s) meet more than once: {pairs}")
+        print(f"{plural(len(repeats), 'pair')} {'meets' if len(repeats) == 1 else 'meet'} more than once: {pairs}")
     print(schedule.repeats_in_words())

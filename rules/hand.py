@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
+from .words import plural, plural_word
 from .tiles import (
     WINDS, NotationError, describe_value, format_tiles, is_bonus, is_red, kind, parse_tile,
     parse_tiles, plain, sort_key, tile_name,
@@ -223,7 +224,7 @@ def hand_from_dict(data: Any) -> Hand:
         raise HandError("'situation' must be an object of true/false flags", "notation")
     unknown = set(situation_data) - set(SITUATION_FLAGS)
     if unknown:
-        raise HandError(f"unknown situation flag(s): {', '.join(sorted(unknown))} "
+        raise HandError(f"unknown situation {plural_word(len(unknown), 'flag')}: {', '.join(sorted(unknown))} "
                         f"(known: {', '.join(SITUATION_FLAGS)})", "notation")
     situation = Situation(**{k: _bool_field(situation_data, k) for k in situation_data})
     dora = _indicators_field(data, "dora_indicators")
@@ -309,11 +310,11 @@ def validate_hand(hand: Hand, allow_bonus: bool = False, check_count: bool = Tru
     copies = Counter(plain(t) for t in tiles if not is_bonus(t))
     for tile, count in sorted(copies.items()):
         if count > 4:
-            raise HandError(f"{tile} ({tile_name(tile)}) appears {count} times; a set has only "
+            raise HandError(f"the {tile_name(tile)} appears {count} times; a set has only "
                             "4 of each tile", "too_many_copies")
     for tile, count in Counter(t for t in tiles if is_bonus(t)).items():
         if count > 1:
-            raise HandError(f"{tile} ({tile_name(tile)}) appears {count} times; each flower "
+            raise HandError(f"the {tile_name(tile)} appears {count} times; each flower "
                             "and season exists once", "too_many_copies")
     reds = Counter(t[1] for t in tiles if is_red(t))
     for suit_letter, count in reds.items():
@@ -329,7 +330,7 @@ def validate_hand(hand: Hand, allow_bonus: bool = False, check_count: bool = Tru
         if playing != expected:
             what = "a winning hand" if hand.winning else "a hand that did not win"
             raise HandError(
-                f"{playing} tiles, but {what} with {hand.kong_count} kong(s) has {expected} "
+                f"{playing} tiles, but {what} with {plural(hand.kong_count, 'kong')} has {expected} "
                 f"(14 for a win, 13 otherwise, plus one per kong)", "tile_count")
     indicators = [*hand.dora_indicators, *hand.ura_dora_indicators]
     flowers = [t for t in indicators if is_bonus(t)]
@@ -341,7 +342,7 @@ def validate_hand(hand: Hand, allow_bonus: bool = False, check_count: bool = Tru
     seen = Counter(plain(t) for t in [*tiles, *indicators] if not is_bonus(t))
     for tile, count in sorted(seen.items()):
         if count > 4 and tile in map(plain, indicators):
-            raise HandError(f"{tile} ({tile_name(tile)}) appears {count} times with the dora "
+            raise HandError(f"the {tile_name(tile)} appears {count} times with the dora "
                             "indicators: a set has only 4 of each tile", "too_many_copies")
     situation = situation_error(hand)
     if situation:

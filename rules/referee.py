@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .words import times
 from .result import line_id
 from .tiles import WINDS
 
@@ -64,10 +65,6 @@ def _claimed_id(line: Mapping[str, str], computed: list[dict[str, str]]) -> str:
 TOTAL_LINES = frozenset({"score", "fu", "limit", "points"})
 
 
-def _times(count: int) -> str:
-    return {1: "once", 2: "twice"}.get(count, f"{count} times")
-
-
 def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str]:
     """The lines where the claim and the computed result differ (empty: they agree).
     Lines are matched on their ids (rules.result.Line.id), never on the sentence shown."""
@@ -89,8 +86,8 @@ def compare_claim(claimed: dict[str, Any], computed: dict[str, Any]) -> list[str
             for number, line in enumerate(lines):
                 shown = line["name"] if not others else others[0]["name"]
                 if number >= len(others):
-                    times = f" {_times(len(lines))}, but it counts {_times(len(others))}" if others else ""
-                    differences.append(f"{shown} ({line['value']}): claimed{times or ', but it does not count'}")
+                    often = f" {times(len(lines))}, but it counts {times(len(others))}" if others else ""
+                    differences.append(f"{shown} ({line['value']}): claimed{often or ', but it does not count'}")
                 elif line["value"] and _normal(line["value"]) != _normal(others[number]["value"]):
                     differences.append(f"{shown}: claimed {line['value']}, computed {others[number]['value']}")
         for key, lines in by_id.items():

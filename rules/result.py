@@ -37,6 +37,10 @@ class Result:
     payments: dict[str, int] = field(default_factory=dict)
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # rule-set fields: han, fu, limit, ...
+    # the few facts of the count a player reads beside the points, in the rule set's words
+    # ("32 points before doubling", "doubled 4 times", "5 han 30 fu", "mangan"): what the page
+    # shows, where the fields above are for programs
+    facts: list[str] = field(default_factory=list)
 
     @property
     def transfers(self) -> list[dict[str, Any]]:
@@ -59,6 +63,7 @@ class Result:
             out["transfers"] = self.transfers
         if self.error is not None:
             out["error"] = self.error
+        out["facts"] = list(self.facts)
         out.update(self.extra)
         return out
 

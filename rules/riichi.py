@@ -147,7 +147,7 @@ class _Tile136:
             wanted = self.free[k]
         choice = next((i for i in wanted if i in self.free[k]), None)
         if choice is None:  # validation makes this unreachable; say what it means anyway
-            raise HandError(f"no {tile} ({tile_name(tile)}) is left in a set for this hand",
+            raise HandError(f"no {tile_name(tile)} is left in a set for this hand",
                             "too_many_copies")
         self.free[k].remove(choice)
         return choice
@@ -375,7 +375,7 @@ def _atozuke_problem(hand: Hand, settings: Settings) -> str | None:
         response = estimate(trial, trial_settings)
         if response.error == HandCalculator.ERR_NO_YAKU:
             return (f"no yaku before the win: with atozuke off, the hand must have a yaku "
-                    f"whatever tile completes it, and on {tile} ({tile_name(tile)}) it "
+                    f"whatever tile completes it, and on the {tile_name(tile)} it "
                     "would have none")
     return None
 
@@ -474,8 +474,10 @@ def _result(hand: Hand, settings: Settings, response: HandResponse) -> Result:
     }
     if notes:
         extra["notes"] = notes
+    facts = [f"{han} han {fu} fu" if not yakuman else "yakuman"] + ([limit] if limit and not yakuman else []) \
+        + (["dealer"] if hand.seat_wind == DEALER else [])
     return Result(rules=RULES, valid=True, winning=True, points=points, breakdown=breakdown,
-                  payments=_payments(hand, cost), extra=extra)
+                  payments=_payments(hand, cost), extra=extra, facts=facts)
 
 
 def _limit_words(limit: str, han: int, fu: int, yakuman: bool) -> str:

@@ -17,6 +17,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
+from .words import plural, plural_word, times
 from .decompose import arrangements, hand_waits, is_thirteen_orphans
 from .hand import Hand, HandError, SetType, expected_tile_count, hand_from_dict, validate_hand
 from .result import Line, Result, counted, invalid, line_id
@@ -419,7 +420,7 @@ def _regular(arranged: CountedArrangement, settings: Settings) -> _Outcome:
         outcome.allowed = False
         names = ", ".join(row.english for row, _ in matched) or "none"
         outcome.reason = (f"false Mahjong: the hand is no schoon spel (one suit with honours) and "
-                          f"has {doublings} doubling(s) ({names}); going Mahjong needs a schoon "
+                          f"has {plural(doublings, 'doubling')} ({names}); going Mahjong needs a schoon "
                           f"spel or at least {settings.min_doublings_to_win} doublings")
     return outcome
 
@@ -487,10 +488,13 @@ def _result(outcome: _Outcome, hand: Hand, settings: Settings, alternatives: lis
             row = passed_over[0]
             lines.append(Line(f"Also a limit hand ({row.english}); the regular count is higher",
                               f"{limit_points(row, settings)} points", line_id("also-limit", row.english)))
+    facts = ([f"limit hand: {outcome.limit.english}"] if outcome.limit else
+             [f"{outcome.base} points before doubling",
+              "not doubled" if not outcome.doublings else f"doubled {times(outcome.doublings)}"])
     result = Result(RULES, True, winning=hand.winning, points=outcome.points, breakdown=lines,
                     extra={"base_points": outcome.base, "doublings": outcome.doublings,
                            "limit": outcome.limit.english if outcome.limit else None,
-                           "dead": False})
+                           "dead": False}, facts=facts)
     if hand.winning:
         # Only what the winner collects: the others' mutual settlement needs their hands.
         paid = {seat: outcome.points * (2 if EAST in (seat, hand.seat_wind) else 1)
@@ -574,7 +578,7 @@ def _plus(hand: Hand, tile: str) -> list[int]:
 
 
 def _dead(hand: Hand, count: int, expected: int) -> Result:
-    why = (f"{count} tiles where a hand that did not win with {hand.kong_count} kong(s) has "
+    why = (f"{count} tiles where a hand that did not win with {plural(hand.kong_count, 'kong')} has "
            f"{expected}: a dead hand scores nothing, but it pays")
     return Result(RULES, True, winning=False, points=0,
                   breakdown=[Line("Dead hand (dode hand)", "0 points", "dead-hand"),
@@ -596,8 +600,8 @@ def score(hand: Hand, settings: Settings | None = None) -> Result:
     expected = expected_tile_count(hand, hand.winning)
     if count != expected:
         if hand.winning:
-            return invalid(RULES, f"{count} tiles, but a winning hand with {hand.kong_count} "
-                           f"kong(s) has {expected}: a dead hand cannot go Mahjong",
+            return invalid(RULES, f"{count} tiles, but a winning hand with {plural(hand.kong_count, 'kong')} "
+                           f"has {expected}: a dead hand cannot go Mahjong",
                            winning=True, dead=True)
         return _dead(hand, count, expected)
     facts = HandFacts(hand)
@@ -664,10 +668,10 @@ def _table_hands(data: Any) -> tuple[str, dict[str, Hand]]:
         raise TableError('the table has no "hands" object with one hand per seat E, S, W, N')
     unknown = [str(s) for s in seats if s not in WINDS]
     if unknown:
-        raise TableError(f"unknown seat(s) {', '.join(unknown)}: seats are E, S, W, N")
+        raise TableError(f"unknown {plural_word(len(unknown), 'seat')} {', '.join(unknown)}: seats are E, S, W, N")
     missing = [s for s in SEATS if s not in seats]
     if missing:
-        raise TableError(f"missing seat(s): {', '.join(_seat_name(s) for s in missing)} "
+        raise TableError(f"missing {plural_word(len(missing), 'seat')}: {', '.join(_seat_name(s) for s in missing)} "
                          "(a table has four hands, E S W N)")
     hands = {}
     for seat in SEATS:
@@ -698,7 +702,7 @@ def _check_tiles_at_table(hands: dict[str, Hand]) -> None:
     for k, n in enumerate(copies):
         if n > 4:
             tile = kind_tile(k)
-            raise TableError(f"{tile} ({tile_name(tile)}) appears {n} times at the table; "
+            raise TableError(f"the {tile_name(tile)} appears {n} times at the table; "
                              "a set has only 4 of each tile")
     for suit_letter, n in reds.items():
         if n > 1:

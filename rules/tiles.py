@@ -62,11 +62,17 @@ def is_terminal_or_honour_kind(k: int) -> bool:
     return k in TERMINAL_AND_HONOUR_KINDS
 
 
+# how a player names each tile, and what is printed on it: the face (its number, a wind's
+# letter, a dragon's letter) and the word under it. One home for every surface: the page, the
+# photo's labels, the hand editor, the command line and the annotation all take these.
+SUIT_WORDS = {"m": "char", "p": "dots", "s": "bam"}   # the suit's short word on a small label
+_HONOUR_FACES = {"1z": ("E", "East"), "2z": ("S", "South"), "3z": ("W", "West"), "4z": ("N", "North"),
+                 "5z": ("", "White"), "6z": ("G", "Green"), "7z": ("R", "Red")}
+_BONUS_WORDS = {"1f": "Plum", "2f": "Orchid", "3f": "Chrysanthemum", "4f": "Bamboo",
+                "5f": "Spring", "6f": "Summer", "7f": "Autumn", "8f": "Winter"}
 _NAMES = {
     "1z": "East", "2z": "South", "3z": "West", "4z": "North",
     "5z": "White dragon", "6z": "Green dragon", "7z": "Red dragon",
-    "1f": "Plum", "2f": "Orchid", "3f": "Chrysanthemum", "4f": "Bamboo flower",
-    "5f": "Spring", "6f": "Summer", "7f": "Autumn", "8f": "Winter",
     "back": "face-down tile",  # what a recogniser reads of a tile's back (a reading, not a tile)
 }
 # Unicode Mahjong Tiles block: winds, dragons, characters, bamboo, dots, flowers, seasons.
@@ -252,13 +258,45 @@ def dora_from_indicator(indicator: str) -> str:
     raise NotationError(f"{indicator} cannot be a dora indicator")
 
 
+def tile_face(tile: str) -> tuple[str, str]:
+    """What is printed on the tile and the word under it, as the page draws it: ("3", "bam"),
+    ("5", "dots") for a red five too, ("E", "East"), ("R", "Red"), ("3", "Autumn"), ("", "back")."""
+    if tile == "back":
+        return "", "back"
+    if tile in _HONOUR_FACES:
+        return _HONOUR_FACES[tile]
+    if tile in _BONUS_WORDS:  # flowers and seasons are each numbered 1-4 on the tile
+        return str((int(tile[0]) - 1) % 4 + 1), _BONUS_WORDS[tile]
+    return ("5" if is_red(tile) else tile[0]), SUIT_WORDS[tile[1]]
+
+
 def tile_name(tile: str) -> str:
-    """A plain-language name: '3 of dots', 'Red five of bamboo', 'East'."""
+    """A player's name for a tile: '3 of bamboo', 'Red 5 of dots', 'East', 'Red dragon',
+    'Autumn (3)' (the number printed on the tile)."""
     if tile in _NAMES:
         return _NAMES[tile]
+    if tile in _BONUS_WORDS:
+        face, word = tile_face(tile)
+        return f"{word} ({face})"
     if is_red(tile):
-        return f"Red five of {SUIT_NAMES[tile[1]]}"
+        return f"Red 5 of {SUIT_NAMES[tile[1]]}"
     return f"{tile[0]} of {SUIT_NAMES[tile[1]]}"
+
+
+def tile_label(tile: str) -> str:
+    """The same name shortened, for a label on a small tile: '3 bam', 'red 5 dots', 'East',
+    'Red', 'Autumn 3', 'back'."""
+    face, word = tile_face(tile)
+    if tile in _HONOUR_FACES or tile == "back":
+        return word
+    if tile in _BONUS_WORDS:
+        return f"{word} {face}"
+    return f"{'red ' if is_red(tile) else ''}{face} {word}"
+
+
+def tiles_named(tiles: Iterable[str]) -> str:
+    """Tiles in a sentence, by their short names: '3 bam, 4 bam, East'."""
+    return ", ".join(tile_label(t) for t in tiles)
 
 
 def vocabulary() -> dict[str, object]:
@@ -266,7 +304,9 @@ def vocabulary() -> dict[str, object]:
     codes = [f"{n}{s}" for s in "mps" for n in "123456789"] + [f"0{s}" for s in "mps"] + \
         [f"{n}z" for n in range(1, 8)] + [f"{n}f" for n in range(1, 9)]
     return {"winds": list(WINDS), "wind_names": dict(WIND_NAMES),
-            "names": {code: tile_name(code) for code in codes} | {"back": "Face-down tile"},
+            "names": {code: tile_name(code) for code in codes + ["back"]},
+            "labels": {code: tile_label(code) for code in codes + ["back"]},
+            "faces": {code: list(tile_face(code)) for code in codes + ["back"]},
             "order": sorted(codes, key=sort_key)}  # the order hands are shown in
 
 

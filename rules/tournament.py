@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Any
 
+from .words import plural
 from .rode_draak import Settings, transfers
 from .tiles import WINDS
 
@@ -103,7 +104,7 @@ class Schedule:
         again, fewest = self.second_meetings(), self.fewest_second_meetings()
         if not again:
             return "no two players meet twice"
-        said = f"{again} meeting(s) of players who met before"
+        said = f"{plural(again, 'meeting')} of players who met before"
         if fewest:
             return (f"{said}; no schedule of {len(self.players)} players over {len(self.rounds)} rounds "
                     f"has fewer than {fewest}")
@@ -141,7 +142,7 @@ def check_players(players: Iterable[str]) -> tuple[str, ...]:
         raise TournamentError(f"two participants have the same name: {', '.join(doubled)} "
                               "(add a number or an initial)")
     if len(names) < 4:
-        raise TournamentError(f"{len(names)} participant(s): a tournament needs at least one table of four")
+        raise TournamentError(f"{plural(len(names), 'participant')}: a tournament needs at least one table of four")
     if len(names) > MAX_PLAYERS:
         raise TournamentError(f"{len(names)} participants: at most {MAX_PLAYERS}")
     if len(names) % 4:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .words import plural
 from .decompose import hand_waits
 from .hand import Hand, HandError, Meld, SetType, expected_tile_count, hand_from_dict
 from .registry import OptionError, make_settings, rule_set, score
@@ -136,7 +137,7 @@ def score_or_ask(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
         expected = expected_tile_count(hand, winning=True)
         advice = ("a tile may be missing from the hand: add it" if short > 0 else
                   "remove the tiles that are not part of the hand (or lay a kong apart)")
-        why = f"{expected - short} tiles, but a winning hand with {hand.kong_count} kong(s) has {expected}"
+        why = f"{expected - short} tiles, but a winning hand with {plural(hand.kong_count, 'kong')} has {expected}"
         return ask_not_won(hand, rules, options, why) or invalid(rules, f"{why}: {advice}", winning=True).to_dict()
     if not marked:  # how a hand was won means nothing without the win
         hand = replace(hand, self_drawn=False, discarder=None)

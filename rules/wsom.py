@@ -491,4 +491,8 @@ def score(hand: Hand, settings: Settings | None = None) -> Result:
             "chicken_hand": chicken,
             "payoff": settings.payoff,
         },
+        facts=(["Chicken Hand"] if chicken else []) + (
+            [] if best.arrangement.shape == "regular" else
+            [{"seven_pairs": "Seven Pairs", "thirteen_orphans": "Thirteen Terminals"}[best.arrangement.shape]])
+        + ([f"{best.total} points, held to the {settings.limit} limit"] if best.total > value else []),
     )

@@ -35,13 +35,13 @@ def test_a_kong_replacement_win_without_a_kong_is_refused_in_every_rule_set():
 
 
 @pytest.mark.parametrize("indicators, reason", [
-    ({"dora_indicators": ["1f"]}, "Plum cannot be a dora indicator"),
+    ({"dora_indicators": ["1f"]}, "Plum (1) cannot be a dora indicator"),
     ({"ura_dora_indicators": ["3f"], "situation": {"riichi": True}}, "cannot be a dora indicator"),
     # the hand holds three White dragons: two more as indicators make five
     ({"dora_indicators": ["5z", "5z"]}, "appears 5 times with the dora indicators"),
     ({"dora_indicators": ["2z"] * 6}, "appears 6 times"),
     ({"dora_indicators": ["1m"], "ura_dora_indicators": ["1m", "1m", "1m"],
-      "situation": {"riichi": True}}, "1m (1 of characters) appears 5 times"),
+      "situation": {"riichi": True}}, "the 1 of characters appears 5 times"),
 ])
 def test_riichi_refuses_indicators_that_are_flowers_or_a_fifth_copy(indicators, reason):
     result = score({**WON, **indicators}, "riichi")

@@ -168,7 +168,7 @@ def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path, sho
     # the doubted tile in the hand picture -> the picker, the camera's first reading offered first
     page.click("#hand .tile.doubtful")
     page.wait_for_selector("#picker[open]")
-    assert page.text_content("#picker-title") == "Is this the white dragon?"
+    assert page.text_content("#picker-title") == "Is this the White dragon?"
     assert page.locator("#picker-grid .picker-row.suggestions .tile").first.get_attribute("data-tile") == "6z"
     page.click("#picker-grid .picker-row.suggestions .tile[data-tile='6z']")
     # as first read (a Green dragon among the Whites) the hand is no Mahjong
@@ -178,7 +178,7 @@ def test_upload_correct_a_tile_and_the_score_follows(server, page, tmp_path, sho
     # and back: the tile is the White dragon after all
     page.click("#hand .tile.edited")
     page.wait_for_selector("#picker[open]")
-    assert page.text_content("#picker-title") == "Change the green dragon"
+    assert page.text_content("#picker-title") == "Change the Green dragon"
     page.click("#picker-grid .picker-row:not(.suggestions) .tile[data-tile='5z']")
     # Rode Draak, East seat and round, self-drawn concealed win:
     #   20 Mahjong + 8 concealed pung of White + 2 pair of own wind + 2 pair of prevailing
@@ -327,7 +327,7 @@ def test_the_photo_page_right_after_a_scan_is_readable_on_a_desktop_and_a_phone(
         assert page.evaluate("document.documentElement.scrollWidth") <= width, width
         # every box on the photo is named in words a player reads, not in notation
         tags = page.locator("#photo-boxes .box .tag").all_text_contents()
-        assert "Wh" in tags and "5z" not in tags, tags
+        assert "White" in tags and "5z" not in tags, tags
         # the doubtful tile says so on the photo too
         assert page.locator("#photo-boxes .box.doubtful .tag").text_content().endswith("?")
     assert page.js_errors == []
@@ -567,11 +567,11 @@ def test_ura_dora_indicators_entered_on_the_page_count_for_a_riichi_winner(serve
     page.set_input_files("#photo-file", photo)
     sync_api.expect(page.locator("#score [data-points]")).to_be_visible()
     before = page.text_content("#score")
-    han_before = int(next(tag for tag in page.locator("#score .badge").all_text_contents() if tag.endswith(" han")).split()[0])
+    han_before = int(next(tag for tag in page.locator("#score .badge").all_text_contents() if " han " in tag).split()[0])
     # the Red dragon turned over as ura-dora indicator makes the White dragons dora
     page.click("[data-add=ura]")
     page.click("#picker-grid .picker-row:not(.suggestions) .tile[data-tile='7z']")
-    sync_api.expect(page.locator("#score .badge", has_text=f"{han_before + 3} han")).to_have_count(1)
+    sync_api.expect(page.locator("#score .badge", has_text=f"{han_before + 3} han ")).to_have_count(1)
     assert page.text_content("#score") != before
     assert page.locator("[data-strip=ura] .tile").count() == 1
     assert page.js_errors == []
@@ -638,3 +638,25 @@ def test_four_plain_fives_under_riichi_ask_whether_one_is_red_and_one_tap_scores
     else:
         assert page.locator("#hand .tile[data-tile='0p']").count() == 1
     assert page.js_errors == []
+
+
+EVERY_FACE = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + [f"{n}z" for n in range(1, 8)] + \
+    [f"{n}f" for n in range(1, 9)] + ["0m", "0p", "0s", "back"]
+
+
+def test_every_surface_of_the_page_names_a_tile_as_the_rules_do(server, page):
+    """The page's name (titles, questions), the photo overlay's label and the hand editor's
+    tile drawing, for all 42 faces, the red fives and a back: rules.tiles' words, nothing else."""
+    from mahjong_lens.rules.tiles import tile_face, tile_label, tile_name
+    page.goto(server)
+    shown = page.evaluate("""async (codes) => {
+        const tiles = await import('/static/js/tiles.js');
+        return codes.map((code) => {
+            const drawn = tiles.tileElement(code);
+            return [tiles.tileName(code), tiles.shortName(code), drawn.title,
+                    drawn.querySelector('.face').textContent, drawn.querySelector('.sub').textContent];
+        });
+    }""", EVERY_FACE)
+    for code, (name, label, title, face, word) in zip(EVERY_FACE, shown):
+        assert (name, label, title) == (tile_name(code), tile_label(code), tile_name(code)), code
+        assert (face, word) == (tile_face(code) if code != "back" else ("", "")), code

@@ -12,7 +12,7 @@ def run(*args, stdin=""):
 def test_waits_lists_the_completing_tiles():
     out = run("waits", "1112345678999m")
     assert out.returncode == 0
-    assert "waits on 9 tile(s): 123456789m" in out.stdout
+    assert "waits on 9 tiles: 1 char, 2 char, 3 char, 4 char, 5 char, 6 char, 7 char, 8 char, 9 char" in out.stdout
 
 
 def test_waits_says_when_nothing_completes():

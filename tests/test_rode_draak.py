@@ -581,7 +581,7 @@ def _table_with(**changes):
 
 @pytest.mark.parametrize("table, words", [
     (_table_with(E={"concealed": "123m456m789m777z22z", "win_tile": "1m"}), "2 winning hands"),
-    (_table_with(N=None), "missing seat(s): North"),
+    (_table_with(N=None), "missing seat: North"),
     (_table_with(S={"concealed": "123m567p789s777z55m", "win_tile": "2m"}), "false Mahjong"),
     (_table_with(W={"concealed": "444p13579s2468m5z", "seat_wind": "N"}), "seat_wind"),
     (_table_with(W={"concealed": "2p444p3579s2468m5z"}), "appears 5 times at the table"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import struct
 import zlib
 
@@ -356,7 +357,7 @@ def test_a_table_with_a_hand_missing_a_tile_is_not_settled():
     # a photo cannot tell a tile hidden from the camera from a short (dead) hand: it asks
     assert south_entry["error"].startswith("12 tiles were found where 13 are needed for a hand")
     assert "result" not in south_entry
-    assert scan["table"] == {"error": "the table cannot be settled: the hand(s) of S could not be read"}
+    assert scan["table"] == {"error": "the table cannot be settled: the hand of S could not be read"}
     assert scan["result"]["points"] == 120  # the winner's own score is still shown
 
 
@@ -421,7 +422,7 @@ def test_cli_scan_readable_summary(tmp_path, capsys):
     code, stdout, _ = run_cli(["scan", str(photo), "--detections", str(listing)], capsys)
     assert code == 0
     assert "\U0001F007\U0001F008\U0001F009"[0] in stdout  # the tiles in Unicode (1m is U+1F007)
-    assert "concealed 123m456p789s11155z, winning tile 5z" in stdout and "120 points" in stdout
+    assert "in the hand: 1 char, 2 char, 3 char, 4 dots, 5 dots, 6 dots, 7 bam, 8 bam, 9 bam, East, East, East, White, White; winning tile: White dragon" in stdout and "120 points" in stdout
 
 
 def test_the_summary_shows_the_hand_in_reading_order_whatever_the_detection_order():
@@ -738,3 +739,28 @@ def test_a_riichi_scan_that_does_not_say_how_the_hand_was_won_asks_it():
     # said: scored at once
     assert scan_detections(place(winning_hand(), 0, centre=(400, 300)), 800, 600, {"self_drawn": True},
                            "riichi").to_dict()["result"]["valid"]
+
+
+def test_the_cli_and_the_annotation_name_every_face_as_the_page_does(monkeypatch):
+    """`scan`'s lines and the labels drawn on the photo use rules.tiles' names: the annotation
+    draws each tile's short name (in lines that read as it), never its notation."""
+    from mahjong_lens.rules.tiles import tile_label, tile_name, tiles_named
+    from mahjong_lens.vision import drawing
+    faces = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + [f"{n}z" for n in range(1, 8)] + \
+        [f"{n}f" for n in range(1, 9)] + ["0m", "0p", "0s", "back"]
+    for tile in faces:
+        assert " ".join(drawing.label_lines(tile)) == tile_label(tile), tile
+    assert tiles_named(["3s", "7z", "7f"]) == "3 bam, Red, Autumn 3"
+    drawn: list[str] = []
+    monkeypatch.setattr(cv2, "putText", lambda image, text, *args, **kwargs: drawn.append(text))
+    detections = [TileDetection(t, (10.0 + 60 * k, 40.0, 60.0 + 60 * k, 110.0), 0.9, face_confidence=0.99)
+                  for k, t in enumerate(faces[:20])]
+    scan = scan_detections(detections, 1300, 200, {}, "rode-draak")
+    drawing.annotate(np.zeros((200, 1300, 3), np.uint8), scan)
+    text = " ".join(drawn)
+    for tile in faces[:20]:
+        assert all(line.rstrip("?") in text for line in drawing.label_lines(tile)), tile
+    assert not any(re.fullmatch(r"\d[mpszf]\??", t) for t in drawn)  # no notation on the photo
+    lines = summary(scan)
+    assert tile_name("back") not in lines and "read: 1 char, 2 char" in lines
+    assert not re.search(r"\b\d+[mpszf]\b", lines.split("\n", 1)[1])  # the lines after the file name

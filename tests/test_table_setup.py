@@ -59,6 +59,6 @@ def test_the_wall_and_seats_commands(capsys):
     assert main(["tournament", "wall", "--dice", "6", "9"]) == 0
     assert "count 15 stacks" in capsys.readouterr().out
     assert main(["tournament", "wall", "--dice", "6"]) == 2
-    assert "takes 2 throw(s)" in capsys.readouterr().err
+    assert "takes 2 throws" in capsys.readouterr().err
     assert main(["tournament", "seats", "--thrower", "S", "--dice", "7", "13"]) == 2
     assert "2-12" in capsys.readouterr().err

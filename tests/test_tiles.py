@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -83,8 +85,30 @@ def test_dora_indicator(indicator, dora):
 
 
 def test_names_and_glyphs():
-    assert tile_name("0s") == "Red five of bamboo"
+    assert tile_name("0s") == "Red 5 of bamboo"
     assert tile_name("6z") == "Green dragon"
     assert tile_unicode("1m") == "\U0001F007"
     assert tile_unicode("5z") == "\U0001F006"  # white dragon
     assert tile_unicode("9p") == "\U0001F021"
+
+
+ALL_FACES = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + [f"{n}z" for n in range(1, 8)] + \
+    [f"{n}f" for n in range(1, 9)] + ["0m", "0p", "0s", "back"]
+
+
+def test_every_face_has_one_name_its_label_shortens_and_the_number_printed_on_it():
+    from mahjong_lens.rules.tiles import tile_face, tile_label, vocabulary
+    assert tile_name("3s") == "3 of bamboo" and tile_label("3s") == "3 bam"
+    assert tile_name("7z") == "Red dragon" and tile_label("7z") == "Red"
+    assert tile_name("7f") == "Autumn (3)" and tile_label("7f") == "Autumn 3" and tile_face("7f") == ("3", "Autumn")
+    assert tile_name("0p") == "Red 5 of dots" and tile_label("0p") == "red 5 dots"
+    words = vocabulary()
+    names = {tile_name(t) for t in ALL_FACES}
+    assert len(names) == len(ALL_FACES)  # no two faces share a name
+    for tile in ALL_FACES:
+        face, word = tile_face(tile)
+        label = tile_label(tile)
+        assert word in label and face in label  # the label is what the tile shows
+        assert words["names"][tile] == tile_name(tile) and words["labels"][tile] == label
+        assert words["faces"][tile] == [face, word]
+        assert not re.search(r"\b\d[mpszf]\b", tile_name(tile) + label)  # never the notation

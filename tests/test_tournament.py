@@ -75,7 +75,7 @@ def test_no_schedule_has_fewer_repeat_meetings_than_the_bound(players, rounds):
     # where the bound is reached, the organiser is told the schedule cannot be bettered
     eight = make_schedule(EIGHT, 2, seed=1)
     assert eight.second_meetings() == 4 and eight.repeats_in_words() == (
-        "4 meeting(s) of players who met before; no schedule of 8 players over 2 rounds has fewer than 4")
+        "4 meetings of players who met before; no schedule of 8 players over 2 rounds has fewer than 4")
 
 
 def test_repeats_that_a_redraw_may_avoid_are_said_so():
@@ -264,7 +264,7 @@ def test_the_schedule_command_prints_tables_players_and_repeats(capsys, tmp_path
     from mahjong_lens.cli import main
     assert main(["tournament", "schedule", "--players", ",".join(EIGHT), "--rounds", "2", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.count("table 1:") == 2 and "Round 2" in out and "4 pair(s) meet more than once" in out
+    assert out.count("table 1:") == 2 and "Round 2" in out and "4 pairs meet more than once" in out
     assert "no schedule of 8 players over 2 rounds has fewer than 4" in out
     assert main(["tournament", "schedule", "--count", "16", "--rounds", "3", "--by", "player"]) == 0
     out = capsys.readouterr().out

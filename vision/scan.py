@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mahjong_lens.rules.words import plural, plural_word
 from mahjong_lens.rules.context import CONTEXT_FIELDS, unknown_fields
 from mahjong_lens.rules.hand import HandError, hand_from_dict
 from mahjong_lens.rules.registry import rule_set, score
@@ -55,7 +56,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     context = dict(context or {})
     unknown = unknown_fields(context, PHOTO_KEYS)
     if unknown:
-        raise ScanError(f"unknown context field(s): {', '.join(unknown)} "
+        raise ScanError(f"unknown context {plural_word(len(unknown), 'field')}: {', '.join(unknown)} "
                         f"(known: {', '.join(CONTEXT_FIELDS + PHOTO_KEYS)})")
     detections = list(detections)
     layout = find_layout(detections, win_tile=context.get("win_tile"), dora_region=context.get("dora_region"),
@@ -74,7 +75,7 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
     problems = list(layout.problems)
     if not layout.hands:
         scan.doubtful, scan.problems = doubtful, problems
-        scan.error = (f"{len(detections)} tile(s) were found, but no hand laid out in a row "
+        scan.error = (f"{plural(len(detections), 'tile')} {'was' if len(detections) == 1 else 'were'} found, but no hand laid out in a row "
                       f"(a hand is a row of at least 5 tiles)")
         return scan
 
@@ -199,7 +200,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         return entry
     count, kongs = hand.tile_count, hand.kong_count
     win_count, rest_count = 14 + kongs, 13 + kongs
-    kong_words = f" and {kongs} kong(s)" if kongs else ""
+    kong_words = f" and {plural(kongs, 'kong')}" if kongs else ""
     win_tile = hand.win_tile or context.get("win_tile")
     hand_dict = {
         "concealed": format_tiles(hand.concealed, sort=False),
@@ -300,7 +301,7 @@ def _settle(entries: list[ScannedHand], context: dict, rules: str, options: dict
     """The settlement of a table of four scanned hands (a rule set that settles tables)."""
     broken = [e.seat for e in entries if e.hand is None]
     if broken:
-        return {"error": f"the table cannot be settled: the hand(s) of {', '.join(broken)} could not be read"}
+        return {"error": f"the table cannot be settled: the {plural_word(len(broken), 'hand')} of {', '.join(broken)} could not be read"}
     seats = [e.seat for e in entries]
     if sorted(seats) != sorted(WINDS):
         return {"error": f"the table needs one hand per seat E, S, W, N (got {', '.join(seats)})"}

@@ -18,6 +18,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+from mahjong_lens.rules.words import plural_word
 from mahjong_lens.rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
 from mahjong_lens.rules.context import context_from_fields as rules_context
 from mahjong_lens.rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
@@ -112,7 +113,7 @@ def _context_object(value: Any) -> dict[str, Any]:
     context = _options(value, "context", "context fields (seat_wind, win, ...)")
     unknown = unknown_fields(context, PHOTO_FIELDS)
     if unknown:
-        raise ServiceError(f"unknown context field(s): {', '.join(unknown)} "
+        raise ServiceError(f"unknown context {plural_word(len(unknown), 'field')}: {', '.join(unknown)} "
                            f"(known: {', '.join(CONTEXT_FIELDS + PHOTO_FIELDS)})")
     return context
 

@@ -79,7 +79,7 @@ class HandEditor {
   async edit(s, where, meld = null) {
     const whole = meld && meld.type && meld.type !== "chow";
     const title = where === "dora" ? "Dora indicator" : where === "ura" ? "Ura-dora indicator" : whole ? `Change this ${meld.type}` :
-      s.doubtful ? `Is this the ${tileName(s.code).toLowerCase()}?` : `Change the ${tileName(s.code).toLowerCase()}`;
+      s.doubtful ? `Is this the ${tileName(s.code)}?` : `Change the ${tileName(s.code)}`;
     const answer = await pickTile({
       title, current: s.code, remove: true, win: where === "concealed",
       suggestions: (s.alternatives || []).map((a) => (Array.isArray(a) ? a[0] : a.tile || a)).filter((c) => typeof c === "string" && c !== s.code),

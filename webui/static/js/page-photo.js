@@ -186,7 +186,7 @@ function photoPage() {
       const which = ["win_tile", "missing_win_tile"].includes(scan.question);
       setStatus(status, `${found} tiles found and read. ${which ? "Tap the tile that completed the hand" : "Answer the question"}, under “Score”, to get the score.`, "warn");
     } else if (scan.error) {
-      setStatus(status, `${found} tiles found. ${sentence(scan.error)} Correct the hand below: click a tile to change or remove it, or “+ tile” to add one.`, "warn");
+      setStatus(status, `${sentence(scan.error)} Correct the hand below: click a tile to change or remove it, or “+ tile” to add one.`, "warn");
     } else if (editor.state.slots().some((s) => s.doubtful)) {
       // not "all read" in green while a doubted tile may be what spoils the score
       const doubted = editor.state.slots().filter((s) => s.doubtful).length;

@@ -4,10 +4,6 @@ import { WINDS, WIND_NAMES, tileElement } from "./tiles.js";
 
 // ------------------------------------------------------------------ showing a result
 
-/** Net gains -> who pays whom (debtors pay creditors, largest first). */
-const STANDARD_KEYS = new Set(["rules", "valid", "winning", "points", "breakdown", "payments", "transfers", "error",
-  "note", "win_tile_taken", "way_taken"]);
-
 /** Each seat's gain or loss, and who pays whom: `moves` as the server computed them
  * ({from, to, amount}); the page adds up nothing itself. */
 function renderPayments(payments, seat = null, moves = []) {
@@ -120,11 +116,9 @@ function renderResult(target, result, seat = null, { onWinTile = null, onKong = 
   const tags = document.createElement("span");
   tags.className = "tags";
   tags.append(Object.assign(document.createElement("span"), { className: result.winning ? "badge" : "badge soft", textContent: result.winning ? "Mahjong" : "not a win" }));
-  for (const [key, value] of Object.entries(result)) {
-    if (STANDARD_KEYS.has(key) || value === null || value === false || value === 0 || typeof value === "object") continue;
-    const name = key.replace(/_/g, " ");
-    const text = value === true ? name : ["han", "fu"].includes(key) ? `${value} ${name}` : `${name} ${value}`;
-    tags.append(Object.assign(document.createElement("span"), { className: "badge soft", textContent: text }));
+  // the facts of the count in the rule set's words (rules.result.Result.facts), never field names
+  for (const fact of result.facts || []) {
+    tags.append(Object.assign(document.createElement("span"), { className: "badge soft", textContent: fact }));
   }
   head.append(tags);
   target.append(head);

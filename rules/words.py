@@ -1,0 +1,21 @@
+"""Counts said as a player says them: "1 kong", "2 kongs", "no kongs", never "kong(s)"."""
+from __future__ import annotations
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``plural(1, "tile")`` is "1 tile", ``plural(3, "tile")`` "3 tiles", ``plural(0, "kong")``
+    "no kongs"; ``nouns`` for an irregular plural."""
+    many = nouns or f"{noun}s"
+    if count == 0:
+        return f"no {many}"
+    return f"{count} {noun if count == 1 else many}"
+
+
+def plural_word(count: int, noun: str, nouns: str | None = None) -> str:
+    """The noun alone, as the count wants it: "seat" for one, "seats" for more."""
+    return noun if count == 1 else (nouns or f"{noun}s")
+
+
+def times(count: int) -> str:
+    """How often: "once", "twice", "3 times"."""
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
