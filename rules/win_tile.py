@@ -353,3 +353,28 @@ def ask_not_won(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[str
     return _question(rules, "not_won", f"{why}: did the hand not win? As a hand that did not win it scores "
                                        f"{lost.points} points",
                      way_candidates=[{"way": "none", "points": lost.points}])
+
+
+def ask_table(table: Mapping[str, Any], rules: str = "rode-draak", options: Mapping[str, Any] | None = None
+              ) -> dict[str, Any] | None:
+    """What a table's four hands leave open before they can be settled, for the seat it
+    concerns (``seat``): the hand that holds a winning hand's tiles with no winning tile marked
+    (a seat's photo of the winner, its tiles in one row). Which tile won, and how, where its hand
+    says neither self-drawn nor a discard: each answer scored (a question), or the score where
+    they all agree (``win_tile_taken``, ``way_taken``). None when nothing is open: the winner's
+    tile is marked, or no hand is a winner's."""
+    prevalent = table.get("prevalent_wind") or "E"
+    for seat, data in (table.get("hands") or {}).items():
+        if not isinstance(data, Mapping) or data.get("win_tile"):
+            continue
+        try:
+            hand = as_hand({**data, "seat_wind": seat, "prevalent_wind": prevalent})
+        except HandError:  # the settlement says what is wrong with it
+            continue
+        playing = [t for t in hand.all_tiles if not is_bonus(t)]
+        if len(playing) != expected_tile_count(hand, winning=True):
+            continue
+        said = hand.self_drawn or hand.discarder is not None
+        answer = ask_win_tile(hand, rules, options) if said else ask_win_way(hand, rules, options)
+        return {**answer, "seat": seat}
+    return None

@@ -660,3 +660,41 @@ def test_every_surface_of_the_page_names_a_tile_as_the_rules_do(server, page):
     for code, (name, label, title, face, word) in zip(EVERY_FACE, shown):
         assert (name, label, title) == (tile_name(code), tile_label(code), tile_name(code)), code
         assert (face, word) == (tile_face(code) if code != "back" else ("", "")), code
+
+
+class SeatRecognizer:
+    """Reads the hand of the seat whose grey the photo is: East a winning hand in one row (no
+    tile set apart as the winning one), the others 13 tiles each."""
+
+    HANDS = {10: "123m456p789s55z111z", 20: "22m345p777s666z19s", 30: "111p234s567m88p3z4z",
+             40: "13579m2468p1359s"}
+
+    def detect(self, image: np.ndarray) -> list[TileDetection]:
+        tiles = parse_tiles(self.HANDS[int(image[5, 5, 0])])
+        return [TileDetection(tile, (60.0 + 70 * k, 150.0, 126.0 + 70 * k, 240.0), 0.9, face_confidence=0.98)
+                for k, tile in enumerate(tiles)]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_seat_photo_of_a_win_is_settled_as_the_win_after_one_question(serve, page, tmp_path, shot, width):
+    import cv2
+    server = serve(RECOGNIZER=SeatRecognizer())
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(server + "/table")
+    for grey, wind in zip((10, 20, 30, 40), "ESWN"):
+        photo = str(tmp_path / f"{wind}.png")
+        cv2.imwrite(photo, np.full((400, 1280, 3), grey, np.uint8))
+        page.set_input_files(f"input[data-seat-photo={wind}]", photo)
+        sync_api.expect(page.locator("#table-status")).to_contain_text("hand read")
+    page.click("#table-settle")
+    # nothing said how East won: the one question, in East's place, answered with one tap
+    east = page.locator(".seat[data-seat=E]")
+    sync_api.expect(east.locator(".question")).to_contain_text("Self-drawn or a discard?")
+    page.screenshot(path=shot(f"table-question-{width}"), full_page=True)
+    east.locator("button[data-way=self_drawn]").click()
+    sync_api.expect(page.locator("#table-status")).to_contain_text("Settled")
+    assert east.locator(".seat-result").text_content() == "960 points"  # a win, not a dead hand
+    assert not page.locator("#table-outcome").is_hidden()
+    page.screenshot(path=shot(f"table-settled-{width}"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.js_errors == []

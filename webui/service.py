@@ -25,7 +25,7 @@ from mahjong_lens.rules.registry import RULE_SETS, OptionError, rule_set, rules_
 from mahjong_lens.rules.hand import HandError, hand_from_dict
 from mahjong_lens.rules.referee import ClaimError, claimed_lines_from, compare_claim
 from mahjong_lens.rules.tiles import WINDS
-from mahjong_lens.rules.win_tile import score_or_ask
+from mahjong_lens.rules.win_tile import ask_table, score_or_ask
 
 from .desk import TournamentDesk
 from .store import Check, CheckStore
@@ -460,7 +460,20 @@ class TableAssistant:
         try:
             table = {"rules": "rode-draak", "hands": dict(payload["hands"]),
                      "prevalent_wind": wind_field(payload.get("prevalent_wind"), "prevalent_wind") or "E"}
-            return settle_table(table, _options(payload.get("options")))
+            options = _options(payload.get("options"))
+            # the winner's hand without its winning tile marked: asked, or taken where every
+            # answer scores alike, before the table is settled (never called a dead hand)
+            open_question = ask_table(table, "rode-draak", options)
+            if open_question is not None and open_question.get("question"):
+                return open_question
+            if open_question is not None and open_question.get("win_tile_taken"):
+                seat = open_question["seat"]
+                table["hands"][seat] = {**table["hands"][seat], "win_tile": open_question["win_tile_taken"],
+                                        **open_question.get("way_taken", {})}
+            outcome = settle_table(table, options)
+            if open_question is not None and open_question.get("note"):
+                outcome["note"] = open_question["note"]
+            return outcome
         except (TableError, OptionError, ContextError) as error:
             raise ServiceError(str(error)) from None
 

@@ -28,6 +28,13 @@ function readContext(form) {
   };
 }
 
+/** The answer to "self-drawn or a discard?" put into a form's radios (and its discarder). */
+function setWinWay(form, way, discarder = null) {
+  const radio = form.querySelector(`input[name=win][value=${way}]`);
+  if (radio) radio.checked = true;
+  if (way === "discard" && discarder && form.elements.discarder) form.elements.discarder.value = discarder;
+}
+
 /** Show only what the chosen rule set uses; build its settings fields. */
 function setupContextForm(form, onChange) {
   const rulesSelect = form.elements.rules;
@@ -72,4 +79,4 @@ function setupContextForm(form, onChange) {
   form.addEventListener("input", (event) => { if (event.target.type === "number") onChange(); });
 }
 
-export { readContext, setupContextForm };
+export { readContext, setWinWay, setupContextForm };

@@ -5,6 +5,7 @@ import { HandState } from "./hand.js";
 import { HandEditor } from "./editor.js";
 import { renderPayments, renderResult } from "./results.js";
 import { checkPhoto, scanForm } from "./photos.js";
+import { setWinWay } from "./context.js";
 
 // ------------------------------------------------------------------ page: Rode Draak table
 
@@ -23,7 +24,7 @@ function tablePage() {
 
   function tableContext() {
     const data = new FormData(contextForm);
-    const win = data.get("win") || "discard";
+    const win = data.get("win") || "";  // none chosen: asked, for the winner, where it matters
     return { rules: "rode-draak", prevalent_wind: data.get("prevalent_wind") || "E", self_drawn: win === "self_drawn",
       discarder: win === "discard" ? data.get("discarder") : null, options: {}, situation: {} };
   }
@@ -48,7 +49,18 @@ function tablePage() {
       input.value = "";
       const scanned = await scanSeat(file, seat);
       if (!scanned) return;
-      editors[seat].set(HandState.fromScan(scanned));
+      const state = HandState.fromScan(scanned);
+      // a winning tile the scan took (every candidate scored alike) is the winner's, marked
+      const taken = (scanned.hand || {}).win_tile;
+      if (taken && !state.win) {
+        const at = state.concealed.map((s) => s.code).lastIndexOf(taken);
+        if (at >= 0) state.win = state.concealed.splice(at, 1)[0];
+      }
+      editors[seat].set(state);
+      if (scanned.question) {  // a winner's hand: what it leaves open is asked when the table settles
+        setStatus(status, `${WIND_NAMES[seat]}'s hand read: a winning hand. What the photo leaves open about it is asked when the table is settled.`, "ok");
+        return;
+      }
       setStatus(status, scanned.error ? `${WIND_NAMES[seat]}: ${sentence(scanned.error)}` : `${WIND_NAMES[seat]}'s hand read.`, scanned.error ? "warn" : "ok");
     });
   }
@@ -67,7 +79,29 @@ function tablePage() {
     setStatus(status, `${hands.length} hand${hands.length > 1 ? "s" : ""} read from the photo; check the seats.`, "ok");
   });
 
-  $("#table-settle").addEventListener("click", async () => {
+  // the one question a table asks before it settles (rules.win_tile.ask_table): about one
+  // seat's hand, answered with one tap there, then settled again
+  function ask(question) {
+    const seat = question.seat;
+    const section = $(`.seat[data-seat="${seat}"]`);
+    $(".seat-result", section).textContent = "";
+    renderResult($(".seat-detail", section), question, seat, {
+      onWinTile: (code) => {
+        const state = editors[seat].state;
+        const at = state.concealed.map((s) => s.code).lastIndexOf(code);
+        if (at < 0) return;
+        if (state.win) state.concealed.push(state.win);
+        state.win = state.concealed.splice(at, 1)[0];
+        editors[seat].changed();
+        settle();
+      },
+      onWinWay: (way, discarder) => { setWinWay(contextForm, way, discarder); settle(); },
+    });
+    section.scrollIntoView({ block: "nearest" });
+    setStatus(status, `One question about ${WIND_NAMES[seat]}'s hand, answered there with one tap.`, "warn");
+  }
+
+  async function settle() {
     const context = tableContext();
     const hands = {};
     for (const wind of WINDS) {
@@ -78,6 +112,7 @@ function tablePage() {
     setStatus(status, "Settling…", "busy");
     try {
       const outcome = await postJSON("/api/table", { prevalent_wind: context.prevalent_wind, hands, options: {} });
+      if (outcome.question) { ask(outcome); return; }
       for (const wind of WINDS) {
         const section = $(`.seat[data-seat="${wind}"]`);
         const result = (outcome.seats || {})[wind];
@@ -87,11 +122,12 @@ function tablePage() {
       $("#table-outcome").hidden = false;
       $("#table-payments").replaceChildren(renderPayments(outcome.payments || {}, null, outcome.transfers || []));
       fillTableSlip(outcome);
-      setStatus(status, "Settled.", "ok");
+      setStatus(status, outcome.note ? `Settled. ${sentence(outcome.note)}` : "Settled.", "ok");
     } catch (error) {
       setStatus(status, sentence(error.message), "error");
     }
-  });
+  }
+  $("#table-settle").addEventListener("click", settle);
 }
 
 // The settled table onto a tournament score slip: each wind's points, the Mahjong maker

@@ -58,11 +58,21 @@ function questionBox(title, explanation, answers) {
   return box;
 }
 
-function renderResult(target, result, seat = null, { onWinTile = null, onKong = null, onNotWon = null, onRedFive = null } = {}) {
+function renderResult(target, result, seat = null, { onWinTile = null, onKong = null, onNotWon = null, onRedFive = null, onWinWay = null } = {}) {
   target.replaceChildren();
   if (!result) return;
   const head = document.createElement("div");
   head.className = "points-line";
+  if (result.question === "win_way") {
+    // the score depends on how the hand was won, and nothing said it: one tap says which
+    target.append(questionBox("Self-drawn or a discard?", sentence(result.error || ""),
+      (result.way_candidates || []).map((c) => ({
+        tile: null, data: { way: c.way },
+        text: `${c.way === "self_drawn" ? "self-drawn" : `a discard from ${WIND_NAMES[c.discarder] || "another player"}`}: ${c.points === null ? "no win" : `${c.then ? "up to " : ""}${c.points} points`}`,
+        answer: onWinWay && (() => onWinWay(c.way, c.discarder || null)),
+      }))));
+    return;
+  }
   if (result.question === "not_won") {
     // no tile makes these a win: perhaps the hand did not win (Rode Draak scores it then)
     const [lost] = result.way_candidates || [{}];
