@@ -46,7 +46,7 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     slip.add_argument("--mahjong", action="append", default=None, metavar="NAME")
     slip.add_argument("--remise", action="store_true")
     slip.add_argument("--dead", action="append", default=[], metavar="NAME")
-    slip.add_argument("--correct", type=int, default=None, metavar="SLIP", help="replace this slip")
+    slip.add_argument("--correct", type=int, default=None, metavar="SLIP", help="replace the slip of this number (as the desk numbers them)")
     slip.add_argument("--database", **database)
     table = sub.add_parser("standings", help="the standings (or a CSV export)")
     table.add_argument("tournament", type=int)
@@ -123,10 +123,10 @@ def _desk(args: argparse.Namespace) -> None:
     elif args.action == "slip":
         data = {"round": args.round, "table": args.table, "hand": args.hand, "points": _points(args.points),
                 "mahjong": args.mahjong, "remise": args.remise, "dead": args.dead}
-        stored = (store.correct_slip(args.tournament, args.correct, data) if args.correct
-                  else store.add_slip(args.tournament, data))
+        stored = (store.correct_slip(args.tournament, store.slip_id(args.tournament, args.correct), data)
+                  if args.correct else store.add_slip(args.tournament, data))
         net = slip_payments(store.schedule(args.tournament), stored.slip)
-        print(f"slip {stored.id} {'corrected' if args.correct else 'entered'}: " +
+        print(f"slip {stored.number} {'corrected' if args.correct else 'entered'}: " +
               ", ".join(f"{player} {amount:+d}" for player, amount in net.items()))
     else:
         if args.csv:

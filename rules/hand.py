@@ -303,8 +303,8 @@ def validate_hand(hand: Hand, allow_bonus: bool = False, check_count: bool = Tru
     tiles = hand.all_tiles
     bonus = [t for t in tiles if is_bonus(t)]
     if bonus and not allow_bonus:
-        raise HandError(f"flowers and seasons ({format_tiles(bonus)}) are not played in these "
-                        "rules", "bonus_tiles")
+        raise HandError(f"flowers and seasons are not played in these rules (the hand holds "
+                        f"{', '.join('the ' + tile_name(t) for t in bonus)})", "bonus_tiles")
     for meld in hand.melds:
         validate_meld(meld)
     copies = Counter(plain(t) for t in tiles if not is_bonus(t))
@@ -322,8 +322,8 @@ def validate_hand(hand: Hand, allow_bonus: bool = False, check_count: bool = Tru
             raise HandError(f"{count} red fives of one suit (0{suit_letter}); a set has at most "
                             "one per suit", "red_fives")
     if hand.win_tile is not None and hand.win_tile not in hand.concealed:
-        raise HandError(f"the winning tile {hand.win_tile} is not among the concealed tiles "
-                        "(they include the winning tile)", "win_tile")
+        raise HandError(f"the winning tile, the {tile_name(hand.win_tile)}, is not among the concealed "
+                        "tiles (they include the winning tile)", "win_tile")
     if check_count:
         playing = len(tiles) - len(bonus)
         expected = expected_tile_count(hand, hand.winning)

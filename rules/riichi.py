@@ -34,7 +34,7 @@ from .decompose import arrangements, hand_waits
 from .hand import Hand, HandError, SetType, validate_hand
 from .result import Line, Result, counted, invalid, line_id
 from .tiles import (
-    WINDS, dora_from_indicator, four_plain_fives, is_red, is_simple, kind, plain, tile_name, wind_tile,
+    SUIT_NAMES, WINDS, dora_from_indicator, four_plain_fives, is_red, is_simple, kind, plain, tile_name, wind_tile,
 )
 
 RULES = "riichi"
@@ -313,17 +313,17 @@ def _han_words(han: int, yakuman: bool) -> str:
 def _check_context(hand: Hand, settings: Settings) -> str | None:
     """A sentence when the hand cannot be scored as written, before asking the library."""
     if not hand.winning:
-        return ("this hand did not win (it has no win_tile): riichi scores only the winning "
+        return ("this hand did not win (no winning tile is marked): riichi scores only the winning "
                 "hand")
     if not hand.self_drawn and hand.discarder is None:
-        return ("a win on a discard needs 'discarder' (the seat wind of the player who "
-                "discarded the winning tile) to say who pays")
+        return ("a win on a discard needs the seat of the player who discarded the winning tile, "
+                "to say who pays")
     if settings.honba < 0 or settings.riichi_sticks < 0:
         return "honba and riichi sticks cannot be negative"
     suits = four_plain_fives(hand.all_tiles) if settings.red_fives else []
     if suits:
-        return (f"four plain 5{suits[0]}: with red fives each suit has one red five and three plain "
-                f"ones; write the red one as 0{suits[0]} (or set red_fives=false)")
+        return (f"four plain fives of {SUIT_NAMES[suits[0]]}: with red fives each suit has one red five "
+                "and three plain ones; mark the red one (or turn off the setting 'red fives')")
     return None
 
 

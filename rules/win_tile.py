@@ -17,7 +17,7 @@ from .decompose import hand_waits
 from .hand import Hand, HandError, Meld, SetType, expected_tile_count, hand_from_dict
 from .registry import OptionError, make_settings, rule_set, score
 from .result import Result, invalid
-from .tiles import WIND_NAMES, WINDS, four_plain_fives, is_bonus, plain, sort_key, tile_name
+from .tiles import SUIT_NAMES, WIND_NAMES, WINDS, four_plain_fives, is_bonus, plain, sort_key, tile_name
 
 # the keys of a question's candidates, whichever the question (the scan copies them through)
 CANDIDATE_KEYS = ("win_candidates", "kong_candidates", "way_candidates", "red_candidates")
@@ -205,7 +205,7 @@ def ask_red_five(hand: Hand | Mapping[str, Any], rules: str, options: Mapping[st
                        "points": best[0] if best else None, "then": best[1] if best else None})
     if all(c["points"] is None for c in candidates):
         return None  # no win either way: the scorer's own reason says more
-    fives = " and ".join(f"four plain 5{suit}" for suit in suits)
+    fives = " and ".join(f"four plain fives of {SUIT_NAMES[suit]}" for suit in suits)
     return _question(rules, "red_five", f"{fives}: with red fives each suit has one red five. Is one of them "
                                         "red, or has this set no red fives?", red_candidates=candidates)
 

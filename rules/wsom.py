@@ -449,7 +449,7 @@ def score(hand: Hand, settings: Settings | None = None) -> Result:
     except HandError as error:
         return invalid(RULES, str(error))
     if hand.win_tile is None:
-        return invalid(RULES, "WSOM scores a winning hand: name the winning tile (win_tile)")
+        return invalid(RULES, "WSOM scores a winning hand: mark its winning tile")
     problem = _situation_error(hand)
     if problem:
         return invalid(RULES, problem)
@@ -460,7 +460,7 @@ def score(hand: Hand, settings: Settings | None = None) -> Result:
     chicken = not best.present
     if chicken and not settings.allow_chicken_hand:
         return invalid(RULES, "false win: a chicken hand (no scoring pattern) may not win under "
-                              "WSOM rules (allow_chicken_hand=true scores it 1, as in Zung Jung)",
+                              "WSOM rules (the setting 'allow a chicken hand' scores it 1, as in Zung Jung)",
                        false_win=True, arrangement=arrangement_text(best.arrangement, hand))
     if not hand.self_drawn and hand.discarder is None:
         return invalid(RULES, "a win on a discard needs the discarder: give the seat wind "

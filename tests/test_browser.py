@@ -698,3 +698,27 @@ def test_a_seat_photo_of_a_win_is_settled_as_the_win_after_one_question(serve, p
     page.screenshot(path=shot(f"table-settled-{width}"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_live_asks_its_question_with_buttons_and_scores_a_still_hand_with_its_defaults(serve, page, shot, width):
+    # a complete hand in one row: which tile won is not set apart, and the score depends on it
+    base = serve(RECOGNIZER=RowRecognizer(), CAMERA=FakeCamera(), LIVE_INTERVAL=0.05)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(base + "/live")
+    page.check("input[name=win][value=discard]")  # on a discard from South the tiles score apart
+    page.click("#live-table")
+    question = page.locator("#score .question")
+    sync_api.expect(question).to_contain_text("Which tile completed the hand?", timeout=15000)
+    page.screenshot(path=shot(f"live-question-{width}"), full_page=True)
+    question.locator("button[data-win-tile='1z']").click()
+    sync_api.expect(page.locator("#score [data-points]")).to_have_count(1)
+    page.click("#live-stop")
+    # a still hand with its winning tile set apart: scored with the page's defaults, no tap
+    page.goto(serve(RECOGNIZER=FakeRecognizer(misread=False), CAMERA=FakeCamera(), LIVE_INTERVAL=0.05) + "/live")
+    started = time.monotonic()
+    page.click("#live-table")
+    sync_api.expect(page.locator("#score [data-points]")).to_have_text("512", timeout=10000)
+    assert time.monotonic() - started < 3.0
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.js_errors == []

@@ -248,7 +248,7 @@ def test_a_kong_laid_in_the_row_is_pointed_out():
     items, _ = row(tiles, apart_before=(14,))
     scan = scan_detections(place(items, 0, centre=(600, 300)), 1200, 600).to_dict()
     assert scan["error"].startswith("15 tiles were found, but a winning hand has 14")
-    assert scan["error"].endswith("if the four 2z are a kong, set it a little apart from the other tiles")
+    assert scan["error"].endswith("if the four South are a kong, set it a little apart from the other tiles")
     # fifteen with no four alike: no such hint
     items, _ = row("1m 2m 3m 4p 5p 6p 2z 2z 2z 7s 8s 9s 5z 1s".split() + ["5z"], apart_before=(14,))
     assert "kong" not in scan_detections(place(items, 0, centre=(600, 300)), 1200, 600).to_dict()["error"]

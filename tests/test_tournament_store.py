@@ -101,3 +101,28 @@ def test_the_desk_commands_enter_correct_and_rank(tmp_path, capsys):
     assert "101 points cannot be a score" in capsys.readouterr().err
     assert main(["tournament", "standings", "1", *db]) == 0
     assert f"  1. {east}" in capsys.readouterr().out
+
+
+def test_slips_are_numbered_in_their_own_tournament(tmp_path, capsys):
+    from mahjong_lens.cli import main
+    db = ["--database", str(tmp_path / "desk.db")]
+    for name in ("First", "Second"):
+        assert main(["tournament", "new", "--name", name, "--players", "A,B,C,D,E,F,G,H", "--rounds", "1",
+                     "--seed", "1", *db]) == 0
+    store = TournamentStore(db[1])
+    for tournament in (1, 2):
+        for hand in (1, 2):
+            seats = store.schedule(tournament).seats(1, 1, hand)
+            points = ",".join(f"{seats[w]}={40 if w == 'E' else 0}" for w in "ESWN")
+            capsys.readouterr()
+            assert main(["tournament", "slip", str(tournament), "--round", "1", "--table", "1", "--hand",
+                         str(hand), "--points", points, "--mahjong", seats["E"], *db]) == 0
+            assert capsys.readouterr().out.startswith(f"slip {hand} entered")  # not the database's 3, 4
+    assert [s.number for s in store.slips(2)] == [1, 2] and [s.id for s in store.slips(2)] == [3, 4]
+    seats = store.schedule(2).seats(1, 1, 2)
+    points = ",".join(f"{seats[w]}={40 if w == 'S' else 0}" for w in "ESWN")
+    assert main(["tournament", "slip", "2", "--correct", "2", "--round", "1", "--table", "1", "--hand", "2",
+                 "--points", points, "--mahjong", seats["S"], *db]) == 0
+    assert capsys.readouterr().out.startswith("slip 2 corrected")
+    assert store.slips(2)[1].slip.mahjong == seats["S"]  # the second tournament's slip 2, not id 2
+    assert store.slips(1)[1].slip.mahjong == store.schedule(1).seats(1, 1, 2)["E"]

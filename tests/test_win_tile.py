@@ -117,7 +117,7 @@ FOUR_PLAIN_FIVES = {"concealed": "123m456m345p555p99s", "self_drawn": True, "sea
 def test_four_plain_fives_under_red_fives_ask_whether_one_is_red_or_the_set_has_none():
     answer = score_or_ask(FOUR_PLAIN_FIVES, "riichi")
     assert answer["question"] == "red_five" and not answer["valid"]
-    assert answer["error"].startswith("four plain 5p: with red fives each suit has one red five")
+    assert answer["error"].startswith("four plain fives of dots: with red fives each suit has one red five")
     red, none = answer["red_candidates"]
     assert (red["answer"], red["tile"], none["answer"], none["tile"]) == ("red", "0p", "no_red_fives", None)
     # each answer scored as the hand so changed scores: one 5p read red, or red fives off

@@ -422,7 +422,7 @@ def test_no_winning_shape_is_a_false_win(concealed, win):
 
 @pytest.mark.parametrize("data, words", [
     (h("234m567m345p678s88p1f", "3p"), "flowers"),
-    ({"concealed": "234m567m345p678s8p"}, "win_tile"),
+    ({"concealed": "234m567m345p678s8p"}, "mark its winning tile"),
     (h("567m345p678s88p", "3p", [kong("2222m")], kong_replacement=True), "self-drawn"),
     (h("234m567m345p678s88p", "3p", self_drawn=True, kong_replacement=True), "kong"),
     (h("234m567m345p678s88p", "3p", self_drawn=True, robbing_kong=True), "robbing"),

@@ -97,7 +97,8 @@ def scan_detections(detections: Sequence[TileDetection], width: int, height: int
         if hand.flowers:
             scanned.flowers = [detections[i].tile for i in hand.flowers]
             scanned.problems.append(f"flowers and seasons beside the hand "
-                                    f"({' '.join(scanned.flowers)}) are not counted by {rules}")
+                                    f"({', '.join(tile_name(t) for t in scanned.flowers)}) are not counted "
+                                    f"by {rule_set(rules).title}")
         scanned.seat, scanned.tiles, scanned.direction = seats[number], hand.indices, hand.direction
         if scanned.hand and scanned.hand.get("win_tile"):  # given, or taken among equal candidates
             scanned.reading["win_tile"] = scanned.hand["win_tile"]
@@ -247,8 +248,8 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
             copies = Counter(plain(t) for t in hand.concealed)
             fours = sorted(t for t, n in copies.items() if n == 4)
             if fours and count - expected <= len(fours):
-                entry.error += (f"; if the four {' '.join(fours)} are a kong, set it a little apart from the "
-                                "other tiles")
+                entry.error += (f"; if the four {' or the four '.join(tile_name(t) for t in fours)} are a kong, "
+                                "set it a little apart from the other tiles")
         return entry
     # four plain fives of a suit where the rules play red fives: the set has none, or one is red
     answer = ask_red_five(replace(parsed, win_tile=win_tile) if won and win_tile else parsed, rules, options)
@@ -262,7 +263,7 @@ def _score_hand(hand: HandLayout, context: dict, rules: str, options: dict | Non
         return entry
     if win_tile is not None:
         if plain(win_tile) not in {plain(t) for t in hand.concealed}:
-            entry.error = f"the winning tile {win_tile} is not among the concealed tiles read"
+            entry.error = f"the winning tile, the {tile_name(win_tile)}, is not among the concealed tiles read"
             return entry
         # a red five given as "5p" is the red one when that is all the hand holds
         exact = [t for t in hand.concealed if t == win_tile] or [t for t in hand.concealed

@@ -119,6 +119,7 @@ class TournamentDesk:
                 "remise": bool(slip.remise) if slip is not None else _flag(where.get("remise")),
                 "rounds": len(schedule.rounds), "tables": schedule.table_count,
                 "hands": HANDS_PER_ROUND, "correcting": correcting,
+                "correcting_number": _find(stored, correcting).number if correcting is not None else None,
                 "entered": next((row for row in slip_rows if row["id"] == entered), None),
                 "earlier": [row for row in slip_rows
                             if (row["round"], row["table"], row["hand"]) == (r, t, h) and row["id"] != correcting]}
@@ -195,7 +196,7 @@ def _slip_rows(schedule: Schedule, stored: list[StoredSlip]) -> list[dict[str, A
         slip = item.slip
         net = slip_payments(schedule, slip)
         seats = schedule.seats(slip.round, slip.table, slip.hand)
-        rows.append({"id": item.id, "round": slip.round, "table": slip.table, "hand": slip.hand,
+        rows.append({"id": item.id, "number": item.number, "round": slip.round, "table": slip.table, "hand": slip.hand,
                      "remise": slip.remise, "mahjong": slip.mahjong, "entered": item.entered,
                      "corrected": item.corrected, "players": [
                          {"wind": wind, "wind_name": WIND_NAMES[wind], "player": seats[wind],

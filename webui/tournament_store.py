@@ -57,10 +57,12 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class StoredSlip:
-    id: int
+    id: int             # the database's, for links and the API (unique across tournaments)
     slip: Slip
     entered: str
     corrected: str | None
+    number: int = 0     # the slip's number in its tournament, 1, 2, ... in the order entered:
+                        # what the desk, the page and the command line call it
 
 
 class TournamentStore:
@@ -131,19 +133,20 @@ class TournamentStore:
     @staticmethod
     def _stored(db: sqlite3.Connection, tournament: int) -> list[StoredSlip]:
         rows = db.execute("SELECT * FROM slips WHERE tournament = ? ORDER BY id", (tournament,)).fetchall()
-        stored = [StoredSlip(row["id"], slip_from_dict(json.loads(row["slip"])), row["entered"], row["corrected"])
-                  for row in rows]
+        stored = [StoredSlip(row["id"], slip_from_dict(json.loads(row["slip"])), row["entered"], row["corrected"],
+                             number) for number, row in enumerate(rows, 1)]
         return sorted(stored, key=lambda s: slip_order(s.slip))  # stable: replays after their remise
 
     def add_slip(self, tournament: int, data: Any) -> StoredSlip:
         """Check and store a slip (a Slip, or its JSON/form fields)."""
         slip = data if isinstance(data, Slip) else slip_from_dict(data)
         with self._writing() as db:
-            check_slip(self._schedule(db, tournament), slip, [s.slip for s in self._stored(db, tournament)])
+            earlier = self._stored(db, tournament)
+            check_slip(self._schedule(db, tournament), slip, [s.slip for s in earlier])
             entered = _now()
             cursor = db.execute("INSERT INTO slips (tournament, slip, entered) VALUES (?, ?, ?)",
                                 (tournament, json.dumps(slip.to_dict()), entered))
-        return StoredSlip(int(cursor.lastrowid), slip, entered, None)
+        return StoredSlip(int(cursor.lastrowid), slip, entered, None, len(earlier) + 1)
 
     def correct_slip(self, tournament: int, slip_id: int, data: Any) -> StoredSlip:
         """Replace a slip (its old text is kept); everything after it is recomputed."""
@@ -160,7 +163,16 @@ class TournamentStore:
                        (slip_id, row["slip"], changed))
             db.execute("UPDATE slips SET slip = ?, corrected = ? WHERE id = ?",
                        (json.dumps(slip.to_dict()), changed, slip_id))
-        return StoredSlip(slip_id, slip, row["entered"], changed)
+            number = db.execute("SELECT COUNT(*) FROM slips WHERE tournament = ? AND id <= ?",
+                                (tournament, slip_id)).fetchone()[0]
+        return StoredSlip(slip_id, slip, row["entered"], changed, number)
+
+    def slip_id(self, tournament: int, number: int) -> int:
+        """The database id of a tournament's slip by its number there."""
+        for stored in self.slips(tournament):
+            if stored.number == number:
+                return stored.id
+        raise TournamentError(f"tournament {tournament} has no slip {number}")
 
     def slips(self, tournament: int) -> list[StoredSlip]:
         """The slips in playing order."""

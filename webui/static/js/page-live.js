@@ -5,6 +5,8 @@ import { HandEditor } from "./editor.js";
 import { readContext, setupContextForm } from "./context.js";
 import { renderResult } from "./results.js";
 import { contextQuery, scanForm } from "./photos.js";
+import { answerHandlers } from "./answers.js";
+import { shortName } from "./tiles.js";
 
 // ------------------------------------------------------------------ page: live
 
@@ -29,21 +31,27 @@ function livePage() {
   setupContextForm(form, () => score());
   for (const button of $$("[data-add]")) button.addEventListener("click", () => editor.add(button.dataset.add));
 
+  // a question under "Score" is answered with one tap, as on the photo page
+  const answers = answerHandlers(() => editor, form, () => score());
+
   async function score() {
     const state = editor.state;
     if (state.isEmpty()) return;
     const context = readContext(form);
     try {
-      renderResult(scoreBox, await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options }), context.seat_wind);
+      renderResult(scoreBox, await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options }), context.seat_wind, answers);
     } catch (error) {
       scoreBox.textContent = sentence(error.message);
     }
   }
 
+  /** What the camera read now (`scanned`) and whether it has been steady: a steady hand goes
+   * into the editor and is scored, or its question asked, once; an unsteady one only says so. */
   function showReading(scanned, stable) {
-    const key = scanned && scanned.hand ? JSON.stringify([scanned.hand.concealed, scanned.hand.melds, scanned.hand.win_tile]) : null;
+    const read = scanned && (scanned.reading || scanned.hand);
+    const key = read ? JSON.stringify(read) : null;
     if (!stable || !key) {
-      readingNote.textContent = scanned && scanned.error ? `Reading… ${sentence(scanned.error)}` : "Reading…";
+      readingNote.textContent = scanned && scanned.error && !scanned.question ? `Reading… ${sentence(scanned.error)}` : "Reading…";
       readingNote.className = "status muted";
       return;
     }
@@ -80,7 +88,11 @@ function livePage() {
       try {
         const live = await request(`/api/live?${contextQuery(readContext(form))}`);
         if (live.error) setStatus(status, sentence(live.error), "error");
-        showReading(live.reading || live.latest, Boolean(live.stable && live.reading));
+        else if (status.classList.contains("error")) setStatus(status, "Table camera: the boxes are drawn on the server.", "ok");
+        // the steady reading while the picture is steady, else what the camera reads now: the
+        // words never lag the picture
+        const steady = Boolean(live.stable && live.reading);
+        showReading(steady ? live.reading : live.latest, steady);
       } catch (error) {
         setStatus(status, sentence(error.message), "error");
       }
@@ -146,7 +158,7 @@ function livePage() {
       g.strokeStyle = doubtful.has(index) ? "#f59e0b" : "#22c55e";
       g.strokeRect(x1 * sx, y1 * sy, (x2 - x1) * sx, (y2 - y1) * sy);
       g.fillStyle = g.strokeStyle;
-      g.fillText(tile.face_down ? "back" : tile.tile, x1 * sx + 2, y1 * sy - 3);
+      g.fillText(shortName(tile.face_down ? "back" : tile.tile), x1 * sx + 2, y1 * sy - 3);
     });
   }
 

@@ -1,11 +1,12 @@
 /* mahjong-lens, page-photo.js: The photo & score page (and the referee's check). */
 import { $, $$, postJSON, request, sentence, setStatus } from "./dom.js";
 import { HandState, slot } from "./hand.js";
-import { plain, tileName } from "./tiles.js";
+import { tileName } from "./tiles.js";
 import { pickTile } from "./picker.js";
 import { HandEditor } from "./editor.js";
 import { readContext, setupContextForm } from "./context.js";
 import { renderResult } from "./results.js";
+import { answerHandlers } from "./answers.js";
 import { checkPhoto, drawBoxes, readDataURL, scanForm } from "./photos.js";
 
 // ------------------------------------------------------------------ page: photo & score
@@ -42,7 +43,7 @@ function photoPage() {
     try {
       const result = await postJSON("/api/score", { hand: state.toHand(context), rules: context.rules, options: context.options });
       if (ticket !== scoreTicket) return;
-      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong, onNotWon: markNotWon, onRedFive: markRedFive });
+      renderResult(scoreBox, result, context.seat_wind, { onWinTile: markWinTile, onKong: markKong, onNotWon: markNotWon, onRedFive: markRedFive, onWinWay: markWinWay });
       // the photo's warning was about the hand as read: once the player has put it right, say so
       if (scan && handEdited && status.classList.contains("warn")) {
         if (result.question) setStatus(status, "Answer the question under “Score” with a tap to get the score.", "warn");
@@ -58,60 +59,9 @@ function photoPage() {
     }
   }
 
-  /** The player's answer to "did this hand win?": it did not (the form says so, and it is scored so). */
-  function markNotWon() {
-    const none = form.querySelector("input[name=win][value=none]");
-    if (!none) return;
-    none.checked = true;
-    scheduleScore();
-  }
-
-  /** The player's answer to "is one of these fives red?": one plain five becomes the red one
-   * (`red`, e.g. "0p"; one in the hand that is not the winning tile where there is one), or, with
-   * `red` null, the set has no red fives (the rule set's setting is turned off). */
-  function markRedFive(red) {
-    if (!red) {
-      const setting = form.querySelector(".settings-fields [data-setting=red_fives]");
-      if (!setting) return;
-      setting.checked = false;
-      scheduleScore();
-      return;
-    }
-    const state = editor.state;
-    const five = "5" + red[1];
-    const inHand = state.concealed.find((s) => s.code === five);
-    const inMeld = state.melds.flatMap((m) => m.tiles).find((s) => s.code === five);
-    const target = inHand || inMeld || (state.win && state.win.code === five ? state.win : null);
-    if (!target) return;
-    target.code = red;
-    target.edited = true;
-    editor.changed();
-  }
-
-  /** The player's answer to "four alike in the row: a kong?": the four become that kong. */
-  function markKong(code, open) {
-    const state = editor.state;
-    const four = state.concealed.filter((s) => plain(s.code) === code).slice(0, 4);
-    if (four.length !== 4) return;
-    state.concealed = state.concealed.filter((s) => !four.includes(s));
-    state.melds.push({ type: "kong", open, tiles: four, index: state.melds.length });
-    editor.changed();
-  }
-
-  /** The player's answer to "which tile completed the hand?": that tile becomes the winning one. */
-  function markWinTile(code, { add = false } = {}) {
-    const state = editor.state;
-    if (add) {  // the winning tile was not on the photo: it joins the hand as the winning one
-      if (state.win) state.concealed.push(state.win);
-      state.win = slot(code, { edited: true });
-    } else {
-      const at = state.concealed.map((s) => s.code).lastIndexOf(code);
-      if (at < 0) return;
-      if (state.win) state.concealed.push(state.win);
-      state.win = state.concealed.splice(at, 1)[0];
-    }
-    editor.changed();
-  }
+  // the answers to the questions under "Score", each one tap (answers.js)
+  const { onWinTile: markWinTile, onKong: markKong, onNotWon: markNotWon, onRedFive: markRedFive, onWinWay: markWinWay } =
+    answerHandlers(() => editor, form, () => scheduleScore());
 
   function redrawPhoto() {
     if (scan) drawBoxes($("#photo-boxes"), scan, editor.state, onBoxClick);
