@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Any
 
-from .words import plural
+from .words import holds_lone_surrogate, plural, readable
 from .rode_draak import Settings, transfers
 from .tiles import WINDS
 
@@ -133,18 +134,22 @@ def check_players(players: Iterable[str]) -> tuple[str, ...]:
     """The participants' names, trimmed: refused when empty, repeated, or not a multiple of
     four (a table is four players: no byes, no tables of three, in these rules)."""
     names = tuple(" ".join(str(name).split()) for name in players)
+    if len(names) > MAX_PLAYERS:  # before anything else is looked at: a list may be huge
+        raise TournamentError(f"{len(names)} participants: at most {MAX_PLAYERS}")
     if any(not name for name in names):
         raise TournamentError("a participant has no name")
     if any(len(name) > 60 for name in names):
         raise TournamentError("a participant's name is longer than 60 characters")
-    doubled = sorted({name for name in names if names.count(name) > 1})
+    odd = next((name for name in names if not name.isprintable() or holds_lone_surrogate(name)), None)
+    if odd is not None:
+        raise TournamentError(f"the name {readable(odd)!r} holds characters that are not letters, digits or "
+                              "punctuation: write it as it is printed")
+    doubled = sorted(name for name, count in Counter(names).items() if count > 1)
     if doubled:
         raise TournamentError(f"two participants have the same name: {', '.join(doubled)} "
                               "(add a number or an initial)")
     if len(names) < 4:
         raise TournamentError(f"{plural(len(names), 'participant')}: a tournament needs at least one table of four")
-    if len(names) > MAX_PLAYERS:
-        raise TournamentError(f"{len(names)} participants: at most {MAX_PLAYERS}")
     if len(names) % 4:
         short = 4 - len(names) % 4
         raise TournamentError(

@@ -19,3 +19,20 @@ def plural_word(count: int, noun: str, nouns: str | None = None) -> str:
 def times(count: int) -> str:
     """How often: "once", "twice", "3 times"."""
     return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+def readable(value):
+    """The value with every lone surrogate (text no UTF-8 can hold, sent as "\\ud800" in JSON)
+    replaced by U+FFFD, through lists and dicts: what a page can always show and encode."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [readable(item) for item in value]
+    if isinstance(value, dict):
+        return {readable(key): readable(item) for key, item in value.items()}
+    return value
+
+
+def holds_lone_surrogate(value) -> bool:
+    """Whether text anywhere in the value holds a lone surrogate."""
+    return readable(value) != value

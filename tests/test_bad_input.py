@@ -2,9 +2,11 @@
 CLI's exit 2 with one line; never a 500, a stack trace, or a score for an impossible hand."""
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 
+import numpy as np
 import pytest
 
 from commands import run_cli
@@ -185,3 +187,67 @@ def test_the_cli_refuses_deep_json_and_an_out_of_range_setting_in_one_line():
     assert deep.returncode == 2 and "nested too deeply" in deep.stderr and "Traceback" not in deep.stderr
     limit = _cli("score", "--rules", "wsom", "--option", "limit=-5", "-", stdin=json.dumps(WON))
     assert limit.returncode == 2 and "runs from 1 to 100000" in limit.stderr
+
+
+def test_an_image_whose_size_cannot_be_read_before_decoding_is_refused_unread(monkeypatch):
+    """A 1 KB JPEG 2000 may decode to 15000 x 15000 pixels: formats whose header this module
+    does not read are refused before anything is decoded."""
+    import cv2
+    from mahjong_lens.vision.image_input import ScanError, decode_image
+    decoded = []
+    monkeypatch.setattr(cv2, "imdecode", lambda *a, **k: decoded.append(1))
+    for head in (b"\x00\x00\x00\x0cjP  \r\n\x87\n" + bytes(1000), b"\xffO\xffQ" + bytes(1000),
+                 b"\x00\x00\x00\x1cftypavif" + bytes(1000)):
+        with pytest.raises(ScanError, match="JPEG 2000, AVIF or HEIC"):
+            decode_image(head)
+    assert decoded == []
+
+
+def test_a_transparent_photo_is_laid_on_white_a_band_at_a_time():
+    from mahjong_lens.vision.image_input import _on_white
+    rng = np.random.default_rng(1)
+    colour = rng.integers(0, 256, (1100, 37, 3), dtype=np.uint8)
+    alpha = rng.integers(0, 256, (1100, 37), dtype=np.uint8)
+    expected = (colour * (alpha[..., None] / 255.0) + 255.0 * (1 - alpha[..., None] / 255.0)).round()
+    assert np.abs(_on_white(colour, alpha).astype(int) - expected).max() <= 1
+
+
+def test_odd_records_are_refused_at_the_door_and_old_ones_still_show(client, tmp_path):
+    """A name with a lone surrogate, a referee check whose melds are ["x"]: refused, or
+    stored and shown; every page, list and CSV still answers 200."""
+    body = '{"name": "T", "players": ["A\\ud800", "B", "C", "D"], "rounds": 1}'
+    answer = client.post("/api/tournaments", data=body, content_type="application/json")
+    assert answer.status_code == 400 and "lone surrogate" in answer.get_json()["error"]
+    assert client.get("/api/tournaments").get_json()["tournaments"] == []  # nothing was created
+    check = client.post("/api/referee", json={"hand": {"concealed": "123m456p789s555z11z", "win_tile": "1z",
+                                                       "self_drawn": True, "melds": ["x"]}, "claimed_points": 512})
+    assert check.status_code in (200, 400)
+    for path in ("/referee", "/referee/checks.csv", "/tournament", "/api/tournaments"):
+        assert client.get(path).status_code == 200, path
+    # a record stored before the door checked it: a name no UTF-8 holds, written straight in
+    import sqlite3
+    from mahjong_lens.webui.tournament_store import TournamentStore
+    database = client.application.extensions["mahjong_lens"].database
+    store = TournamentStore(database)
+    tournament = store.create("Club", ["Anna", "Bart", "Cor", "Dirk"], 1, seed=1)
+    with sqlite3.connect(database) as db:
+        schedule = db.execute("SELECT schedule FROM tournaments WHERE id = ?", (tournament,)).fetchone()[0]
+        # the JSON escape of a lone surrogate, as json.dumps wrote such a name before the fix
+        db.execute("UPDATE tournaments SET schedule = ? WHERE id = ?",
+                   (schedule.replace("Anna", "An\\ud800na"), tournament))
+    assert "\ud800" in "".join(json.loads(schedule.replace("Anna", "An\\ud800na"))["players"])
+    for path in (f"/tournament/{tournament}", f"/api/tournaments/{tournament}", f"/tournament/{tournament}/slips.csv",
+                 f"/tournament/{tournament}/standings", "/tournament"):
+        assert client.get(path).status_code == 200, path
+
+
+@pytest.mark.parametrize("box", [[1e308, 0, 2e308, 10], [float("nan"), 0, 10, 10], [-5, 0, 10, 10],
+                                 [30, 30, 10, 10], [0, 0, 100000, 100000]])
+def test_teaching_refuses_boxes_that_are_no_box(client, box):
+    import cv2
+    ok, png = cv2.imencode(".png", np.full((120, 160, 3), 90, np.uint8))
+    answer = client.post("/api/tile-sets/club/teach",
+                         data={"image": (io.BytesIO(png.tobytes()), "p.png"),
+                               "tiles": json.dumps([{"box": box, "tile": "1m"}])},
+                         content_type="multipart/form-data")
+    assert answer.status_code == 400 and "box" in answer.get_json()["error"], answer.get_json()

@@ -178,19 +178,19 @@ def decode_image(data: bytes) -> np.ndarray:
         raise ScanError(f"the file is {len(data) / 1e6:.0f} MB; the most a scan takes is "
                         f"{MAX_BYTES // (1024 * 1024)} MB: send a smaller photo")
     size = image_size(data)
-    if size is not None:
-        width, height = size
-        if width * height > MAX_PIXELS:
-            raise ScanError(f"the image is {width} x {height} pixels ({width * height / 1e6:.0f} megapixels); "
-                            f"the most a scan takes is {MAX_PIXELS // 1_000_000} megapixels: scale it down")
-        if width == 0 or height == 0:
-            raise ScanError("the image file says it has no pixels (a broken header)")
+    if size is None:
+        # a format whose size this module cannot read before decoding (JPEG 2000, AVIF, ...):
+        # refused unread, as a 1 KB file may decode to gigabytes
+        raise ScanError(_not_an_image(data, size))
+    width, height = size
+    if width * height > MAX_PIXELS:
+        raise ScanError(f"the image is {width} x {height} pixels ({width * height / 1e6:.0f} megapixels); "
+                        f"the most a scan takes is {MAX_PIXELS // 1_000_000} megapixels: scale it down")
+    if width == 0 or height == 0:
+        raise ScanError("the image file says it has no pixels (a broken header)")
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
     if image is None or image.size == 0:
         raise ScanError(_not_an_image(data, size))
-    if image.shape[0] * image.shape[1] > MAX_PIXELS:  # a format whose header was not read
-        raise ScanError(f"the image is {image.shape[1]} x {image.shape[0]} pixels; the most a scan takes "
-                        f"is {MAX_PIXELS // 1_000_000} megapixels: scale it down")
     if image.dtype != np.uint8:
         if np.issubdtype(image.dtype, np.floating):
             image = np.clip(image * (255.0 if image.max() <= 1.0 else 1.0), 0, 255).astype(np.uint8)
@@ -211,10 +211,15 @@ def decode_image(data: bytes) -> np.ndarray:
     return np.ascontiguousarray(image)
 
 
-def _on_white(colour: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """Composite a colour image with transparency over a white background."""
-    a = alpha.astype(np.float32)[..., None] / 255.0
-    return (colour.astype(np.float32) * a + 255.0 * (1.0 - a)).round().astype(np.uint8)
+def _on_white(colour: np.ndarray, alpha: np.ndarray, rows: int = 512) -> np.ndarray:
+    """Composite a colour image with transparency over a white background, a band of rows at
+    a time: a large photo's whole float copy would cost several times the photo."""
+    out = np.empty(colour.shape, np.uint8)
+    for top in range(0, colour.shape[0], rows):
+        a = alpha[top:top + rows].astype(np.uint16)[..., None]
+        band = colour[top:top + rows].astype(np.uint16) * a + 255 * (255 - a)
+        out[top:top + rows] = ((band + 127) // 255).astype(np.uint8)
+    return out
 
 
 def _not_an_image(data: bytes, size: tuple[int, int] | None) -> str:
@@ -227,6 +232,9 @@ def _not_an_image(data: bytes, size: tuple[int, int] | None) -> str:
             return "the file is text, not an image (send a JPEG or PNG photo)"
     except UnicodeDecodeError:
         pass
+    if data[:12] == b"\x00\x00\x00\x0cjP  \r\n\x87\n" or data[:4] == b"\xffO\xffQ" or data[4:8] == b"ftyp":
+        return ("this kind of image (JPEG 2000, AVIF or HEIC) is not taken: send the photo as JPEG, "
+                "PNG, WebP, BMP, GIF or TIFF")
     return "the file is not an image that can be read (corrupt, or not JPEG, PNG, WebP, BMP, GIF or TIFF)"
 
 

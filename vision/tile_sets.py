@@ -18,6 +18,7 @@ corrected on the page. Sets are kept in SQLite (``TileSetStore``), beside the re
 """
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -180,11 +181,25 @@ def examples_from_page(tiles: Any) -> list[Example]:
     examples = []
     for item in tiles:
         box, tile = (item.get("box"), item.get("tile")) if isinstance(item, dict) else (None, None)
-        if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)) \
+        if not (isinstance(box, list) and len(box) == 4
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)) \
                 or tile not in CLASS_NAMES:
             raise TileSetError("each tile is {box: [x1, y1, x2, y2], tile: a tile such as 5p}")
-        examples.append(Example(tile, tuple(float(v) for v in box)))
+        x1, y1, x2, y2 = (float(v) for v in box)
+        # NaN, infinite, inverted or negative corners would teach every real tile as no tile
+        if not all(math.isfinite(v) and v >= 0 for v in (x1, y1, x2, y2)) or x2 <= x1 or y2 <= y1:
+            raise TileSetError(f"a tile's box {box} is no box: its corners are [left, top, right, bottom] "
+                               "in the photo's pixels, the right of the left and below the top")
+        examples.append(Example(tile, (x1, y1, x2, y2)))
     return examples
+
+
+def check_inside(labels: Sequence[Example], image: np.ndarray) -> None:
+    """TileSetError where a labelled box lies outside the photo (a pixel of slack)."""
+    height, width = image.shape[:2]
+    outside = next((label for label in labels if label.box[2] > width + 1 or label.box[3] > height + 1), None)
+    if outside is not None:
+        raise TileSetError(f"a tile's box {list(outside.box)} lies outside the photo ({width} x {height} pixels)")
 
 
 def examples_from_layout(detections: Sequence[TileDetection]) -> list[str]:
@@ -241,6 +256,7 @@ def teach(store: TileSetStore, recognizer: Any, name: str, image: np.ndarray,
     name = valid_name(name)
     boxes, _, _, crops = crops_read(recognizer, image)
     if labels is not None:
+        check_inside(labels, image)
         tiles = examples_from_labels(boxes, labels)
     else:
         tiles = examples_from_layout([TileDetection("1m", tuple(map(float, box)), 1.0) for box in boxes])

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from mahjong_lens.rules.words import holds_lone_surrogate
+
 from .state import assistant
 from .service import ServiceError, parse_json
 
@@ -19,6 +21,9 @@ def _json_body(example: str) -> dict:
     body = parse_json(request.get_data(), "the request body", "the request body is not valid JSON")
     if not isinstance(body, dict):
         raise ServiceError(f"send a JSON object: {example} (the body was {_json_kind(body)})")
+    if holds_lone_surrogate(body):  # "\ud800": no page could show it again once stored
+        raise ServiceError("the request holds text that is no valid Unicode (a lone surrogate such as "
+                           "\\ud800): send the names and words as ordinary text")
     return body
 
 

@@ -299,6 +299,11 @@ class TableAssistant:
         except tile_sets.TileSetError as error:
             raise ServiceError(str(error)) from None
         image = self.decode(data)
+        try:
+            if labels is not None:
+                tile_sets.check_inside(labels, image)
+        except tile_sets.TileSetError as error:
+            raise ServiceError(str(error)) from None
         base = self.recognizer()
         try:
             with base.lock:

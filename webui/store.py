@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from mahjong_lens.rules.words import readable
 from mahjong_lens.vision.image_input import image_extension
 
 _SCHEMA = """
@@ -141,10 +142,13 @@ class CheckStore:
         with closing(self._connect()) as db:
             rows = db.execute("SELECT * FROM checks ORDER BY id").fetchall()
         for check in map(_check, rows):
+            # rows stored before the door checked them may hold anything: written as they are
+            hand = check.hand if isinstance(check.hand, dict) else {}
             melds = " ".join(f"{m.get('type')}:{m.get('tiles')}{'' if m.get('open', True) else '(concealed)'}"
-                             for m in check.hand.get("melds") or [])
-            writer.writerow([_cell(value) for value in [check.id, check.created, check.rules, check.hand.get("concealed", ""),
-                             melds, check.hand.get("win_tile") or "", check.claimed_points,
+                             if isinstance(m, dict) else str(m)
+                             for m in (hand.get("melds") if isinstance(hand.get("melds"), list) else []))
+            writer.writerow([_cell(value) for value in [check.id, check.created, check.rules, hand.get("concealed", ""),
+                             melds, hand.get("win_tile") or "", check.claimed_points,
                              check.computed_points, "agree" if check.agree else "disagree",
                              "; ".join(check.differences), check.photo or ""]])
         return buffer.getvalue()
@@ -158,9 +162,10 @@ def _cell(value: Any) -> Any:
 
 
 def _check(row: sqlite3.Row) -> Check:
+    # readable(): a record stored before the door refused lone surrogates still shows
     return Check(id=row["id"], created=row["created"], rules=row["rules"],
-                 hand=json.loads(row["hand"]), options=json.loads(row["options"]),
-                 claimed_points=row["claimed_points"], claimed=json.loads(row["claimed"]),
-                 computed_points=row["computed_points"], computed=json.loads(row["computed"]),
-                 agree=bool(row["agree"]), differences=json.loads(row["differences"]),
+                 hand=readable(json.loads(row["hand"])), options=json.loads(row["options"]),
+                 claimed_points=row["claimed_points"], claimed=readable(json.loads(row["claimed"])),
+                 computed_points=row["computed_points"], computed=readable(json.loads(row["computed"])),
+                 agree=bool(row["agree"]), differences=readable(json.loads(row["differences"])),
                  photo=row["photo"])

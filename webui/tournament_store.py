@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from mahjong_lens.rules.words import holds_lone_surrogate, readable
 from mahjong_lens.webui.store import _cell  # a name a spreadsheet would run as a formula is quoted
 
 from mahjong_lens.rules.tournament import (Schedule, Slip, Standing, TournamentError, check_slip, make_schedule,
@@ -99,6 +100,8 @@ class TournamentStore:
         name = " ".join(str(name).split())
         if not name:
             raise TournamentError("the tournament needs a name")
+        if not name.isprintable() or holds_lone_surrogate(name) or len(name) > 120:
+            raise TournamentError("the tournament's name must be printed text of at most 120 characters")
         schedule = make_schedule(players, rounds, seed)
         with closing(self._connect()) as db:
             cursor = db.execute("INSERT INTO tournaments (name, created, schedule) VALUES (?, ?, ?)",
@@ -108,7 +111,7 @@ class TournamentStore:
     def tournaments(self) -> list[dict[str, Any]]:
         with closing(self._connect()) as db:
             rows = db.execute("SELECT id, name, created FROM tournaments ORDER BY id DESC").fetchall()
-        return [dict(row) for row in rows]
+        return [readable(dict(row)) for row in rows]
 
     def schedule(self, tournament: int) -> Schedule:
         with closing(self._connect()) as db:
@@ -119,14 +122,14 @@ class TournamentStore:
             row = db.execute("SELECT name FROM tournaments WHERE id = ?", (tournament,)).fetchone()
         if row is None:
             raise UnknownTournament(f"there is no tournament {tournament}")
-        return row["name"]
+        return readable(row["name"])
 
     @staticmethod
     def _schedule(db: sqlite3.Connection, tournament: int) -> Schedule:
         row = db.execute("SELECT schedule FROM tournaments WHERE id = ?", (tournament,)).fetchone()
         if row is None:
             raise UnknownTournament(f"there is no tournament {tournament}")
-        return Schedule.from_dict(json.loads(row["schedule"]))
+        return Schedule.from_dict(readable(json.loads(row["schedule"])))  # stored before names were checked
 
     # ---------------------------------------------------------------------- slips
 
