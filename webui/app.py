@@ -15,7 +15,7 @@ from mahjong_lens.vision.storage import default_database
 
 from .api import api
 from .pages import pages
-from .security import HostPolicy, cross_site, host_name
+from .security import HostPolicy, cross_site, host_name, needs_login, new_password, password_hash
 from .service import (MAX_BODY_BYTES, MAX_UPLOAD_BYTES, ServiceError, TableAssistant,
                       too_large_body_message, too_large_message)
 from .state import EXTENSION, assistant
@@ -31,12 +31,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     frames; None for none), LIVE_INTERVAL (seconds between readings of the camera),
     SERVER_HOST (the address it is bound to) and ALLOWED_HOSTS (more host names it may be
     reached under; localhost always is), MAX_UPLOAD_BYTES (the largest photo, 20 MB),
-    MAX_BODY_BYTES (any request without a photo, 1 MB)."""
+    MAX_BODY_BYTES (any request without a photo, 1 MB), DESK_PASSWORD (what another machine
+    logs in with to write: tournaments, slips, the referee's log, teaching; kept hashed) or
+    DESK_PASSWORD_HASH, SECRET_KEY (signs the login's cookie; a new one each start by default)."""
     app = Flask(__name__)
     app.config.update(DATABASE=None, MAX_UPLOAD_BYTES=MAX_UPLOAD_BYTES, MAX_BODY_BYTES=MAX_BODY_BYTES,
                       RECOGNIZER=None,
-                      MODEL=None, CAMERA=None, LIVE_INTERVAL=1.0, SERVER_HOST=None, ALLOWED_HOSTS=())
+                      MODEL=None, CAMERA=None, LIVE_INTERVAL=1.0, SERVER_HOST=None, ALLOWED_HOSTS=(),
+                      DESK_PASSWORD=None, DESK_PASSWORD_HASH=None, SECRET_KEY=None)
     app.config.update(config or {})
+    if app.config["DESK_PASSWORD"]:  # only its hash is kept
+        app.config["DESK_PASSWORD_HASH"] = password_hash(str(app.config.pop("DESK_PASSWORD")))
+    if not app.config.get("SECRET_KEY"):
+        import secrets
+        app.config["SECRET_KEY"] = secrets.token_bytes(32)  # a restart logs everyone out
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
     if not app.config.get("MAX_CONTENT_LENGTH"):
         # the request around the largest photo: the referee sends it as base64 (4/3 the
         # size) in JSON, a scan adds form fields; the photo itself is checked exactly
@@ -58,7 +67,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.context_processor(lambda: {"tile_vocabulary": vocabulary})
     app.add_template_filter(laid_out, "laid_out")  # a recorded hand in lists, for the page to draw
     app.before_request(_check_host_and_origin)
+    app.before_request(_check_writer)
     app.before_request(_limit_body)
+    app.context_processor(lambda: {"desk_logged_in": _logged_in()})
     app.after_request(_security_headers)
     return app
 
@@ -106,6 +117,22 @@ def _check_host_and_origin() -> None:
                   request.headers.get("Sec-Fetch-Site"), request.scheme, request.host):
         raise ServiceError("a page of another web site cannot send requests to the table "
                            "assistant; use its own page", 403)
+
+
+def _logged_in() -> bool:
+    from flask import session
+    return bool(session.get("desk"))
+
+
+def _check_writer() -> None:
+    """A write from another machine needs the desk's login (401 with the way to log in)."""
+    from flask import current_app
+    if needs_login(request.method, request.endpoint, request.remote_addr, _logged_in()):
+        if not current_app.config.get("DESK_PASSWORD_HASH"):
+            raise ServiceError("only the desk's own computer may change the records: this server was "
+                               "started without a desk password (serve --password)", 403)
+        raise ServiceError("changing the records needs the desk's login: log in at /login with the "
+                           "desk's password (reading scores and standings does not)", 401)
 
 
 def _wants_json() -> bool:
@@ -168,6 +195,10 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="tile recogniser weights (default: the shipped model)")
     parser.add_argument("--database", default=None,
                         help=f"referee checks database (default {default_database()})")
+    parser.add_argument("--password", default=None,
+                        help="the desk's password, which other machines log in with to change the records "
+                             "(default: $MAHJONG_LENS_DESK_PASSWORD; served beyond this computer without one, "
+                             "one is made and printed once)")
 
 
 def camera_problem(source: str) -> str | None:
@@ -199,11 +230,20 @@ def run_serve(args: argparse.Namespace) -> int:
         if problem:  # said now, not as a page that says "Reading..." for ever
             print(f"mahjong-lens: {problem}", file=sys.stderr)
             return 2
+    import os
+    password = args.password or os.environ.get("MAHJONG_LENS_DESK_PASSWORD")
+    beyond = args.host not in ("127.0.0.1", "localhost", "::1")
+    if beyond and not password:
+        password = new_password()
+        print(f"mahjong-lens: the desk's password for this run is {password} (printed once: other "
+              "machines log in with it at /login to change the records)", file=sys.stderr)
     app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera,
-                      "SERVER_HOST": args.host, "ALLOWED_HOSTS": args.allowed_host})
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"mahjong-lens: listening on {args.host}: anyone on that network can use the page "
-              "and see the referee's records", file=sys.stderr)
+                      "SERVER_HOST": args.host, "ALLOWED_HOSTS": args.allowed_host,
+                      "DESK_PASSWORD": password})
+    if beyond:
+        print(f"mahjong-lens: listening on {args.host}: anyone on that network can score photos and "
+              "see the standings and the referee's records; changing them needs the desk's login",
+              file=sys.stderr)
     print(f"mahjong-lens: answering to {app.config['HOST_POLICY'].describe()}", file=sys.stderr)
     try:
         server = make_server(args.host, args.port, app, threaded=True)

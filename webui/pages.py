@@ -157,3 +157,37 @@ def schedule(tournament: int):
 def tournament_csv(tournament: int, what: str):
     return Response(_desk().csv(tournament, what), mimetype="text/csv", headers={
         "Content-Disposition": f"attachment; filename=tournament-{tournament}-{what}.csv"})
+
+
+# ---------------------------------------------------------------- the desk's login
+
+@pages.get("/login")
+def login():
+    return _page("login.html", active="", error=None, next=_safe_next(request.args.get("next")))
+
+
+@pages.post("/login")
+def login_post():
+    from flask import current_app, session
+
+    from .security import password_matches
+    target = _safe_next(request.form.get("next"))
+    if not password_matches(current_app.config.get("DESK_PASSWORD_HASH"), request.form.get("password", "")):
+        return _page("login.html", active="", error="that is not the desk's password", next=target), 401
+    session.clear()
+    session["desk"] = True
+    return redirect(target, 303)
+
+
+@pages.post("/logout")
+def logout():
+    from flask import session
+    session.clear()
+    return redirect(url_for("pages.photo"), 303)
+
+
+def _safe_next(target: str | None) -> str:
+    """Where to go after logging in: a path of this site only (never another site's address)."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return url_for("pages.tournaments")

@@ -93,3 +93,40 @@ def cross_site(method: str, origin: str | None, fetch_site: str | None, scheme: 
         return True
     parts = urlsplit(origin)
     return (parts.scheme.lower(), (parts.netloc or "").lower()) != (scheme.lower(), host.lower())
+
+
+# ---------------------------------------------------------------- who may write
+
+# what changes the desk's records: tournaments, slips and corrections, the referee's log,
+# taught tile sets. Scoring a photo, the standings and the projector view stay open to all.
+WRITE_ENDPOINTS = frozenset({"api.teach", "api.referee", "api.new_tournament", "api.add_slip",
+                             "api.correct_slip", "pages.new_tournament", "pages.slip"})
+LOOPBACK_ADDRESSES = ("127.0.0.1", "::1")
+
+
+def needs_login(method: str, endpoint: str | None, remote_address: str | None, logged_in: bool) -> bool:
+    """Whether this request must first log in at the desk: a write from another machine than
+    this one (the computer the desk runs on writes without it)."""
+    if method.upper() in SAFE_METHODS or endpoint not in WRITE_ENDPOINTS or logged_in:
+        return False
+    try:
+        return not ipaddress.ip_address(remote_address or "").is_loopback
+    except ValueError:
+        return True
+
+
+def new_password() -> str:
+    """A desk password to print once, when none was given and the page is served beyond this computer."""
+    import secrets
+    return secrets.token_urlsafe(9)
+
+
+def password_hash(password: str) -> str:
+    """How the desk's password is kept: Werkzeug's salted hash, never the password itself."""
+    from werkzeug.security import generate_password_hash
+    return generate_password_hash(password)
+
+
+def password_matches(stored_hash: str | None, password: str) -> bool:
+    from werkzeug.security import check_password_hash
+    return bool(stored_hash) and check_password_hash(stored_hash, password)
