@@ -199,3 +199,27 @@ def test_after_a_remise_the_wind_turns_and_the_desk_offers_its_replay_once_every
     assert "hand 1 was a remise and may be replayed" in client.get(f"/tournament/{tournament}").text
     assert client.post(f"{api}/slips", json=slip).status_code == 201     # the replay
     assert client.get(api).get_json()["replayable"] == []
+
+
+def test_a_stale_correction_is_refused_with_409_and_the_slip_keeps_its_history(client):
+    tournament = _new(client, rounds=1)
+    api = f"/api/tournaments/{tournament}"
+    seats = _seats(client, tournament, 1, 1, 1)
+    slip = {"round": 1, "table": 1, "hand": 1, "mahjong": seats["E"],
+            "points": {player: (40 if wind == "E" else 0) for wind, player in seats.items()}}
+    slip_id = client.post(f"{api}/slips", json=slip).get_json()["id"]
+    first = client.get(api).get_json()["slips"][0]
+    assert first["version"] == 0
+    # two referees open version 0; the first correction lands, the second is stale
+    south = {**slip, "mahjong": seats["S"], "points": {p: (100 if w == "S" else 0) for w, p in seats.items()}}
+    west = {**slip, "mahjong": seats["W"], "points": {p: (4000 if w == "W" else 0) for w, p in seats.items()}}
+    landed = client.put(f"{api}/slips/{slip_id}", json={**south, "version": 0})
+    assert landed.status_code == 200 and landed.get_json()["version"] == 1
+    stale = client.put(f"{api}/slips/{slip_id}", json={**west, "version": 0})
+    assert stale.status_code == 409 and "corrected by someone else" in stale.get_json()["error"]
+    assert stale.get_json()["current"]["mahjong"] == seats["S"]
+    assert client.get(api).get_json()["slips"][0]["mahjong"] == seats["S"]  # nothing overwritten
+    # the page's form carries the version; the slip's earlier text is on its page
+    page = client.get(f"/tournament/{tournament}/slip/{slip_id}").text
+    assert 'name="version" value="1"' in page and "Earlier versions of this slip" in page
+    assert f"Mahjong {seats['E']}" in page

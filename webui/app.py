@@ -19,7 +19,7 @@ from .security import HostPolicy, cross_site, host_name, needs_login, new_passwo
 from .service import (MAX_BODY_BYTES, MAX_UPLOAD_BYTES, ServiceError, TableAssistant,
                       too_large_body_message, too_large_message)
 from .state import EXTENSION, assistant
-from .tournament_store import UnknownTournament
+from .tournament_store import StaleCorrection, UnknownTournament
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -153,6 +153,13 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(TournamentError)
     def tournament_error(error: TournamentError):
+        if isinstance(error, StaleCorrection):  # 409, with the slip as it is now
+            if _wants_json():
+                current = error.current
+                return jsonify(error=str(error), status=409, current={
+                    "id": current.id, "number": current.number, "version": current.version,
+                    **current.slip.to_dict(), "corrected": current.corrected}), 409
+            return respond(str(error), 409)
         return respond(str(error), 404 if isinstance(error, UnknownTournament) else 400)
 
     @app.errorhandler(413)

@@ -120,6 +120,8 @@ class TournamentDesk:
                 "rounds": len(schedule.rounds), "tables": schedule.table_count,
                 "hands": HANDS_PER_ROUND, "correcting": correcting,
                 "correcting_number": _find(stored, correcting).number if correcting is not None else None,
+                "correcting_version": _find(stored, correcting).version if correcting is not None else None,
+                "history": self.store.history(tournament, correcting) if correcting is not None else [],
                 "entered": next((row for row in slip_rows if row["id"] == entered), None),
                 "earlier": [row for row in slip_rows
                             if (row["round"], row["table"], row["hand"]) == (r, t, h) and row["id"] != correcting]}
@@ -155,19 +157,24 @@ class TournamentDesk:
         points = {} if remise else {seats[w]: fields.get(f"points_{w}", "") for w in WINDS}
         return {"round": r, "table": t, "hand": h, "points": points, "remise": remise,
                 "mahjong": None if remise else (seats[mahjong] if mahjong else None),
-                "dead": [] if remise else dead}
+                "dead": [] if remise else dead, "version": fields.get("version")}
 
     def add_slip(self, tournament: int, data: Any) -> dict[str, Any]:
         stored = self.store.add_slip(tournament, data)
         return self._slip_result(tournament, stored)
 
     def correct_slip(self, tournament: int, slip_id: int, data: Any) -> dict[str, Any]:
-        stored = self.store.correct_slip(tournament, slip_id, data)
+        """A slip corrected; `data`'s "version" (the slip's version it was made from), where
+        given, refuses a correction of a slip corrected since (StaleCorrection)."""
+        version = data.get("version") if isinstance(data, Mapping) else None
+        version = None if version in (None, "") else _whole(version, "version", 0, 1_000_000)
+        stored = self.store.correct_slip(tournament, slip_id, data, version)
         return self._slip_result(tournament, stored)
 
     def _slip_result(self, tournament: int, stored: StoredSlip) -> dict[str, Any]:
         schedule = self.store.schedule(tournament)
-        return {"id": stored.id, **stored.slip.to_dict(), "entered": stored.entered,
+        return {"id": stored.id, "number": stored.number, "version": stored.version,
+                **stored.slip.to_dict(), "entered": stored.entered,
                 "corrected": stored.corrected, "net": slip_payments(schedule, stored.slip),
                 "transfers": [{"from": a, "to": b, "amount": n} for a, b, n in slip_transfers(schedule, stored.slip)]}
 
@@ -196,7 +203,7 @@ def _slip_rows(schedule: Schedule, stored: list[StoredSlip]) -> list[dict[str, A
         slip = item.slip
         net = slip_payments(schedule, slip)
         seats = schedule.seats(slip.round, slip.table, slip.hand)
-        rows.append({"id": item.id, "number": item.number, "round": slip.round, "table": slip.table, "hand": slip.hand,
+        rows.append({"id": item.id, "number": item.number, "version": item.version, "round": slip.round, "table": slip.table, "hand": slip.hand,
                      "remise": slip.remise, "mahjong": slip.mahjong, "entered": item.entered,
                      "corrected": item.corrected, "players": [
                          {"wind": wind, "wind_name": WIND_NAMES[wind], "player": seats[wind],

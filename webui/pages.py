@@ -10,7 +10,7 @@ from .state import assistant
 from mahjong_lens.rules.tiles import WIND_NAMES
 
 from .service import ServiceError
-from .tournament_store import UnknownTournament
+from .tournament_store import StaleCorrection, UnknownTournament
 
 pages = Blueprint("pages", __name__)
 
@@ -112,7 +112,7 @@ def slip(tournament: int, slip_id: int | None = None):
             data = desk.slip_from_form(tournament, request.form)
             stored = (desk.correct_slip(tournament, slip_id, data) if slip_id is not None
                       else desk.add_slip(tournament, data))
-        except UnknownTournament:
+        except (UnknownTournament, StaleCorrection):
             raise
         except TournamentError as error:
             form = desk.slip_form(tournament, request.form, correcting=slip_id, typed=True)

@@ -52,6 +52,15 @@ class UnknownTournament(TournamentError):
     """A tournament number the store does not hold (the page answers 404)."""
 
 
+class StaleCorrection(TournamentError):
+    """A correction of a slip that was corrected since it was read (the page answers 409,
+    with the slip as it is now: `current`)."""
+
+    def __init__(self, message: str, current: "StoredSlip"):
+        super().__init__(message)
+        self.current = current
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -64,6 +73,7 @@ class StoredSlip:
     corrected: str | None
     number: int = 0     # the slip's number in its tournament, 1, 2, ... in the order entered:
                         # what the desk, the page and the command line call it
+    version: int = 0    # how often it was corrected: a correction names the version it corrects
 
 
 class TournamentStore:
@@ -136,8 +146,10 @@ class TournamentStore:
     @staticmethod
     def _stored(db: sqlite3.Connection, tournament: int) -> list[StoredSlip]:
         rows = db.execute("SELECT * FROM slips WHERE tournament = ? ORDER BY id", (tournament,)).fetchall()
+        versions = dict(db.execute("SELECT c.slip, COUNT(*) FROM slip_corrections c JOIN slips s ON s.id = c.slip "
+                                   "WHERE s.tournament = ? GROUP BY c.slip", (tournament,)).fetchall())
         stored = [StoredSlip(row["id"], slip_from_dict(json.loads(row["slip"])), row["entered"], row["corrected"],
-                             number) for number, row in enumerate(rows, 1)]
+                             number, versions.get(row["id"], 0)) for number, row in enumerate(rows, 1)]
         return sorted(stored, key=lambda s: slip_order(s.slip))  # stable: replays after their remise
 
     def add_slip(self, tournament: int, data: Any) -> StoredSlip:
@@ -151,14 +163,22 @@ class TournamentStore:
                                 (tournament, json.dumps(slip.to_dict()), entered))
         return StoredSlip(int(cursor.lastrowid), slip, entered, None, len(earlier) + 1)
 
-    def correct_slip(self, tournament: int, slip_id: int, data: Any) -> StoredSlip:
-        """Replace a slip (its old text is kept); everything after it is recomputed."""
+    def correct_slip(self, tournament: int, slip_id: int, data: Any, version: int | None = None) -> StoredSlip:
+        """Replace a slip (its old text is kept); everything after it is recomputed. With
+        `version` (the slip's version the correction was made from), a slip corrected since
+        is not overwritten: StaleCorrection, with the slip as it is now."""
         slip = data if isinstance(data, Slip) else slip_from_dict(data)
         with self._writing() as db:
             row = db.execute("SELECT * FROM slips WHERE id = ? AND tournament = ?",
                              (slip_id, tournament)).fetchone()
             if row is None:
                 raise TournamentError(f"tournament {tournament} has no slip {slip_id}")
+            current = next(s for s in self._stored(db, tournament) if s.id == slip_id)
+            if version is not None and version != current.version:
+                raise StaleCorrection(
+                    f"slip {current.number} was corrected by someone else since it was opened (it is at "
+                    f"version {current.version}, this correction was made from version {version}): "
+                    "look at it again before correcting it", current)
             others = [s.slip for s in self._stored(db, tournament) if s.id != slip_id]
             check_slip(self._schedule(db, tournament), slip, others)
             changed = _now()
@@ -168,7 +188,14 @@ class TournamentStore:
                        (json.dumps(slip.to_dict()), changed, slip_id))
             number = db.execute("SELECT COUNT(*) FROM slips WHERE tournament = ? AND id <= ?",
                                 (tournament, slip_id)).fetchone()[0]
-        return StoredSlip(slip_id, slip, row["entered"], changed, number)
+        return StoredSlip(slip_id, slip, row["entered"], changed, number, current.version + 1)
+
+    def history(self, tournament: int, slip_id: int) -> list[dict[str, Any]]:
+        """A slip's earlier texts, oldest first: each as it was, and when it was changed."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT c.before, c.changed FROM slip_corrections c JOIN slips s ON s.id = c.slip "
+                              "WHERE c.slip = ? AND s.tournament = ? ORDER BY c.rowid", (slip_id, tournament)).fetchall()
+        return [{"slip": readable(json.loads(row["before"])), "changed": row["changed"]} for row in rows]
 
     def slip_id(self, tournament: int, number: int) -> int:
         """The database id of a tournament's slip by its number there."""
