@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 
 from mahjong_lens.vision import TRAIN_EXTRA
@@ -68,6 +69,13 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"mahjong-lens: '{args.command}' needs PyTorch and ultralytics, which the plain install "
               f"leaves out: {TRAIN_EXTRA}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as error:  # the database: a folder, a folder that cannot be made, locked
+        print(f"mahjong-lens: the database cannot be used ({error}): give --database a file in a folder "
+              "this user may write, or wait for the other program using it", file=sys.stderr)
+        return 2
+    except OverflowError:  # a tournament or slip number beyond what the database holds
+        print("mahjong-lens: that number is too large to be a tournament or a slip", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

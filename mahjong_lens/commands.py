@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from mahjong_lens.summaries import result_lines, table_lines
-from mahjong_lens.rules.words import plural
+from mahjong_lens.rules.words import holds_lone_surrogate, plural
 from mahjong_lens.rules.decompose import hand_waits
 from mahjong_lens.rules.hand import Hand, HandError, validate_hand
 from mahjong_lens.rules.registry import RULE_SETS, OptionError, make_settings, parse_option_pairs, score
@@ -34,12 +34,15 @@ def read_json(path: str) -> Any:
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a text file") from None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path} is not valid JSON: {error.msg} (line {error.lineno}, "
                          f"column {error.colno})") from None
     except RecursionError:
         raise ValueError(f"{path} is nested too deeply to be a hand") from None
+    if holds_lone_surrogate(data):
+        raise ValueError(f"{path} holds text that is no valid Unicode (a lone surrogate such as \\ud800)")
+    return data
 
 
 def configure_score(parser: argparse.ArgumentParser) -> None:

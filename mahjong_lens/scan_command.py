@@ -172,6 +172,10 @@ def summary(scan: ScanResult) -> str:
     return "\n".join(lines)
 
 
+# what --annotate can write (OpenCV's writers, chosen by the name's ending)
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
+
+
 def run_scan(args: argparse.Namespace) -> int:
     from mahjong_lens.rules.registry import OptionError, make_settings, parse_option_pairs
 
@@ -201,6 +205,10 @@ def run_scan(args: argparse.Namespace) -> int:
         except TileSetError as error:
             return fail(str(error))
     annotate_dir = None
+    if args.annotate and not (len(args.images) > 1 or Path(args.annotate).is_dir()) \
+            and Path(args.annotate).suffix.lower() not in PICTURE_SUFFIXES:
+        return fail(f"--annotate writes a picture: name a {', '.join(PICTURE_SUFFIXES)} file, or a folder "
+                    f"(not {Path(args.annotate).name})")
     if args.annotate and (len(args.images) > 1 or Path(args.annotate).is_dir()):
         annotate_dir = Path(args.annotate)
         annotate_dir.mkdir(parents=True, exist_ok=True)

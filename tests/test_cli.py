@@ -75,3 +75,23 @@ def test_score_and_settle_print_what_a_player_reads_and_json_when_asked(tmp_path
     out = run("score", "-", stdin=json.dumps({"concealed": "123m456p789s55z111z", "discarder": "S"}))
     assert out.returncode == 3 and out.stdout.startswith("which tile completed the hand? ")
     assert "1z 104" in out.stdout
+
+
+@pytest.mark.parametrize("args, stdin, words", [
+    (("score", "-"), '{"concealed": "123m\\ud800"}', "no valid Unicode"),
+    (("tournament", "standings", "99999999999999999999"), "", "too large to be a tournament"),
+])
+def test_odd_command_lines_are_one_sentence_without_a_traceback(args, stdin, words):
+    out = run(*args, stdin=stdin)
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_database_that_is_a_folder_and_an_annotation_that_is_no_picture_are_said(tmp_path):
+    out = run("tournament", "standings", "1", "--database", str(tmp_path))
+    assert out.returncode == 2 and "the database cannot be used" in out.stderr and "Traceback" not in out.stderr
+    photo = tmp_path / "p.png"
+    import cv2
+    import numpy as np
+    cv2.imwrite(str(photo), np.zeros((64, 64, 3), np.uint8))
+    out = run("scan", str(photo), "--annotate", str(tmp_path / "out.txt"))
+    assert out.returncode == 2 and "--annotate writes a picture" in out.stderr and "Traceback" not in out.stderr
