@@ -229,8 +229,15 @@ def camera_problem(source: str) -> str | None:
     return None
 
 
+# the production server's bounds: requests served at once, connections held (a half-sent
+# request beyond them waits in the socket's queue), and how long a silent connection is kept
+SERVE_THREADS = 8
+SERVE_CONNECTIONS = 64
+SERVE_IDLE_SECONDS = 30
+
+
 def run_serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
+    from waitress.server import create_server
 
     if args.camera is not None:
         problem = camera_problem(args.camera)
@@ -253,18 +260,24 @@ def run_serve(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(f"mahjong-lens: answering to {app.config['HOST_POLICY'].describe()}", file=sys.stderr)
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        # waitress: threads share one recogniser (onnxruntime runs them on every core), each
+        # connection is read whole before the app sees it, a silent one is closed, and the
+        # number held at once is capped
+        server = create_server(app, host=args.host, port=args.port, threads=SERVE_THREADS,
+                               connection_limit=SERVE_CONNECTIONS, channel_timeout=SERVE_IDLE_SECONDS,
+                               clear_untrusted_proxy_headers=True, ident="mahjong-lens")
     except OSError as error:
         print(f"mahjong-lens: cannot listen on {args.host}:{args.port}: {error.strerror}",
               file=sys.stderr)
         return 2
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"mahjong-lens: the table assistant is at http://{shown}:{args.port}/  (Ctrl+C stops it)")
+    print(f"mahjong-lens: the table assistant is at http://{shown}:{args.port}/  (Ctrl+C stops it)",
+          flush=True)
     try:
-        server.serve_forever()
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
+        server.close()
         assistant(app).close()
     return 0

@@ -142,12 +142,30 @@ def _safe_name(filename: str | None) -> str:
 
 # ---------------------------------------------------------------- recogniser and camera
 
+class _NoLock:
+    """A lock that holds nothing back: for a model that any number of threads may run at once."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _model_lock(recognizer: Any) -> Any:
+    """One detect() at a time for a PyTorch model (not safe to share between request
+    threads); none for the ONNX exports on onnxruntime, whose sessions are safe to run from
+    many threads at once and let go of the interpreter while they run: every core reads."""
+    backend = str(getattr(recognizer, "backend", ""))
+    return _NoLock() if backend and "torch" not in backend else threading.Lock()
+
+
 class _SerialRecognizer:
-    """One detect() at a time: a model is not safe to share between request threads."""
+    """The app's recogniser, run one detect() at a time where its model needs that (_model_lock)."""
 
     def __init__(self, recognizer: Any, lock: Any = None):
         self.model = recognizer
-        self.lock = lock or threading.Lock()
+        self.lock = lock or _model_lock(recognizer)
 
     def detect(self, image: Any) -> list:
         with self.lock:
