@@ -95,3 +95,10 @@ def test_a_database_that_is_a_folder_and_an_annotation_that_is_no_picture_are_sa
     cv2.imwrite(str(photo), np.zeros((64, 64, 3), np.uint8))
     out = run("scan", str(photo), "--annotate", str(tmp_path / "out.txt"))
     assert out.returncode == 2 and "--annotate writes a picture" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_serve_says_in_one_sentence_where_the_records_cannot_be_kept(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = run("serve", "--port", "0", "--database", str(blocker / "records.db"))
+    assert out.returncode == 2 and "the records cannot be kept in" in out.stderr and "Traceback" not in out.stderr

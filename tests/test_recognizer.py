@@ -1002,7 +1002,7 @@ def test_only_a_classifier_is_published_as_the_second_one(tmp_path: Path, capsys
 
 
 def test_missing_weights_raise_a_clear_error(tmp_path: Path):
-    with pytest.raises(FileNotFoundError, match="no tile recogniser weights"):
+    with pytest.raises(FileNotFoundError, match="model files .* are not in"):
         load_recognizer(str(tmp_path))
 
 

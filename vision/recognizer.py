@@ -957,9 +957,9 @@ def load_recognizer(path: str | None = None) -> TwoStageRecognizer:
     if folder.is_file():
         folder = folder.parent
     detector, classifiers = folder / DETECTOR_FILE, classifier_files(folder)
-    missing = [str(p) for p in (detector, classifiers[0]) if not _weights_exist(p)]
+    missing = [p.with_suffix(".onnx").name for p in (detector, classifiers[0]) if not _weights_exist(p)]
     if missing:
         raise FileNotFoundError(
-            f"no tile recogniser weights: {', '.join(missing)} missing "
-            "(train them with `mahjong-lens train`, see models/README.md)")
+            f"the tile recogniser's model files ({', '.join(missing)}) are not in {folder}: reinstall "
+            "mahjong-lens, or point $MAHJONG_LENS_MODELS or --model at the folder that holds them")
     return TwoStageRecognizer(detector, classifiers)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from typing import Any
 
@@ -251,9 +252,19 @@ def run_serve(args: argparse.Namespace) -> int:
         password = new_password()
         print(f"mahjong-lens: the desk's password for this run is {password} (printed once: other "
               "machines log in with it at /login to change the records)", file=sys.stderr)
-    app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera,
-                      "SERVER_HOST": args.host, "ALLOWED_HOSTS": args.allowed_host,
-                      "DESK_PASSWORD": password})
+    try:
+        app = create_app({"DATABASE": args.database, "MODEL": args.model, "CAMERA": args.camera,
+                          "SERVER_HOST": args.host, "ALLOWED_HOSTS": args.allowed_host,
+                          "DESK_PASSWORD": password})
+    except (OSError, sqlite3.Error) as error:  # a folder that cannot be made or written, a locked file
+        where = args.database or default_database()
+        print(f"mahjong-lens: the records cannot be kept in {where} ({getattr(error, 'strerror', None) or error}): "
+              "give --database a file in a folder this user may write", file=sys.stderr)
+        return 2
+    try:  # a missing or broken model is said now, not at the first photo; typed hands still score
+        assistant(app).recognizer()
+    except ServiceError as error:
+        print(f"mahjong-lens: {error.message}", file=sys.stderr)
     if beyond:
         print(f"mahjong-lens: listening on {args.host}: anyone on that network can score photos and "
               "see the standings and the referee's records; changing them needs the desk's login",
