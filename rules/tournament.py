@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Any
 
-from .words import holds_lone_surrogate, plural, readable
+from .words import holds_lone_surrogate, plural, readable, whole_number
 from .rode_draak import Settings, transfers
 from .tiles import WINDS
 
@@ -353,9 +353,10 @@ def _whole_number(value: Any, what: str) -> int:
         value = value.strip()
         if not value:
             return 0
-        if not value.lstrip("-").isdigit():
-            raise TournamentError(f"{what} must be a whole number (got {value!r})")
-        value = int(value)
+        number = whole_number(value)
+        if number is None:
+            raise TournamentError(f"{what} must be a whole number (got {readable(value)[:40]!r})")
+        value = number
     if isinstance(value, float):
         if not value.is_integer():
             raise TournamentError(f"{what} must be a whole number (got {value})")

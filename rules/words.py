@@ -1,6 +1,8 @@
 """Counts said as a player says them: "1 kong", "2 kongs", "no kongs", never "kong(s)"."""
 from __future__ import annotations
 
+import re
+
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """``plural(1, "tile")`` is "1 tile", ``plural(3, "tile")`` "3 tiles", ``plural(0, "kong")``
@@ -36,3 +38,13 @@ def readable(value):
 def holds_lone_surrogate(value) -> bool:
     """Whether text anywhere in the value holds a lone surrogate."""
     return readable(value) != value
+
+
+_WHOLE = re.compile(r"-?[0-9]{1,30}")
+
+
+def whole_number(text: str) -> int | None:
+    """A whole number typed as text ("12", "-3"), None for anything else: "--2", "²", "1e3",
+    and more digits than any count here needs (int() would take some of them, or choke)."""
+    text = text.strip()
+    return int(text) if _WHOLE.fullmatch(text) else None

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mahjong_lens.rules.tiles import WIND_NAMES, WINDS
+from mahjong_lens.rules.words import whole_number
 from mahjong_lens.rules.tournament import (HANDS_PER_ROUND, MAX_ROUNDS, Schedule, TournamentError, next_hand,
                                            replayable_remises, running_totals, slip_payments, slip_transfers,
                                            standings)
@@ -21,10 +22,9 @@ MAX_NAME = 80
 
 
 def _whole(value: Any, what: str, low: int, high: int) -> int:
-    text = str(value if value is not None else "").strip()
-    if not text.lstrip("-").isdigit():
+    number = whole_number(str(value if value is not None else ""))
+    if number is None:
         raise TournamentError(f"{what} must be a whole number from {low} to {high}")
-    number = int(text)
     if not low <= number <= high:
         raise TournamentError(f"{what} must be from {low} to {high} (got {number})")
     return number

@@ -18,7 +18,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from mahjong_lens.rules.words import plural_word
+from mahjong_lens.rules.words import plural_word, whole_number
 from mahjong_lens.rules.context import CONTEXT_FIELDS, ContextError, unknown_fields, wind_field
 from mahjong_lens.rules.context import context_from_fields as rules_context
 from mahjong_lens.rules.registry import RULE_SETS, OptionError, rule_set, rules_module, score
@@ -393,8 +393,8 @@ class TableAssistant:
         if not isinstance(payload, Mapping):
             raise ServiceError("send a JSON object with hand, rules and claimed_points")
         claimed_points = payload.get("claimed_points")
-        if isinstance(claimed_points, str) and re.fullmatch(r"\s*-?\d+\s*", claimed_points):
-            claimed_points = int(claimed_points)
+        if isinstance(claimed_points, str) and whole_number(claimed_points) is not None:
+            claimed_points = whole_number(claimed_points)
         if not isinstance(claimed_points, int) or isinstance(claimed_points, bool):
             raise ServiceError("claimed_points must be a whole number (the score the players claim)")
         if abs(claimed_points) > MAX_CLAIMED_POINTS:
