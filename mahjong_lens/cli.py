@@ -74,9 +74,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mahjong-lens: the database cannot be used ({error}): give --database a file in a folder "
               "this user may write, or wait for the other program using it", file=sys.stderr)
         return 2
-    except OverflowError:  # a tournament or slip number beyond what the database holds
-        print("mahjong-lens: that number is too large to be a tournament or a slip", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # output piped into `head` and closed early: not an error

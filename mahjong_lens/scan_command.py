@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from mahjong_lens.summaries import question_lines
+from mahjong_lens.summaries import question_lines, result_lines
 from mahjong_lens.rules.words import plural
 from mahjong_lens.rules.context import ContextError, context_from_fields
 from mahjong_lens.rules.tiles import WINDS, parse_tiles, sort_key, tile_name, tile_unicode, tiles_named
@@ -144,14 +144,8 @@ def summary(scan: ScanResult) -> str:
             lines.append(text)
         elif entry.reading.get("concealed"):
             lines.append(f"    read: {tiles_named(entry.reading['concealed'])}")
-        result = entry.result
-        if result:
-            if result.get("valid"):
-                lines.append(f"    score: {result['points']} points ({scan.rules})")
-                for line in result.get("breakdown", []):
-                    lines.append(f"      {line['name']}: {line['value']}")
-            else:
-                lines.append(f"    not scored: {result.get('error')}")
+        if entry.result:  # as `score` prints a result: the points, its lines, who pays whom
+            lines += result_lines(entry.result, "    ")
         if entry.question:
             lines += question_lines({**entry.candidates, "question": entry.question, "error": entry.error},
                                     "    ", give_tile="give it with --win-tile")

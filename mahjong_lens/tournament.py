@@ -19,10 +19,24 @@ import argparse
 import json
 import sys
 
-from mahjong_lens.rules.words import plural
+from mahjong_lens.rules.words import plural, whole_number
 from mahjong_lens.rules.table_setup import SetupError, ari_ari_break, rode_draak_break, wsom_seat_draw
 from mahjong_lens.rules.tiles import WIND_NAMES
 from mahjong_lens.rules.tournament import TournamentError, make_schedule, slip_payments
+
+
+# the largest tournament or slip number the database holds (SQLite's integers are 64-bit)
+MAX_RECORD_NUMBER = 2 ** 63 - 1
+
+
+def record_number(text: str) -> int:
+    """A tournament's or slip's number as typed: a whole number the database can hold."""
+    number = whole_number(text)
+    if number is None or number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a tournament or slip number (1, 2, ...)")
+    if number > MAX_RECORD_NUMBER:
+        raise argparse.ArgumentTypeError(f"{text} is too large to be a tournament or a slip number")
+    return number
 
 
 def configure_tournament(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +52,7 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     _add_draw_options(new)
     new.add_argument("--database", **database)
     slip = sub.add_parser("slip", help="enter (or --correct) a score slip")
-    slip.add_argument("tournament", type=int)
+    slip.add_argument("tournament", type=record_number)
     for name in ("--round", "--table", "--hand"):
         slip.add_argument(name, type=int, required=True)
     slip.add_argument("--points", default="", metavar="NAME=POINTS,...")
@@ -46,10 +60,10 @@ def configure_tournament(parser: argparse.ArgumentParser) -> None:
     slip.add_argument("--mahjong", action="append", default=None, metavar="NAME")
     slip.add_argument("--remise", action="store_true")
     slip.add_argument("--dead", action="append", default=[], metavar="NAME")
-    slip.add_argument("--correct", type=int, default=None, metavar="SLIP", help="replace the slip of this number (as the desk numbers them)")
+    slip.add_argument("--correct", type=record_number, default=None, metavar="SLIP", help="replace the slip of this number (as the desk numbers them)")
     slip.add_argument("--database", **database)
     table = sub.add_parser("standings", help="the standings (or a CSV export)")
-    table.add_argument("tournament", type=int)
+    table.add_argument("tournament", type=record_number)
     table.add_argument("--csv", choices=("slips", "payments", "standings"), default=None)
     table.add_argument("--database", **database)
     wall = sub.add_parser("wall", help="who breaks the wall and where; the dead wall and dora indicator")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Any
 
-from .words import holds_lone_surrogate, plural, readable, whole_number
+from .words import holds_lone_surrogate, plural, plural_word, readable, whole_number
 from .rode_draak import Settings, transfers
 from .tiles import WINDS
 
@@ -446,7 +446,7 @@ def check_slip(schedule: Schedule, slip: Slip, earlier: Sequence[Slip] = (),
         if unplayed:
             raise TournamentError(
                 f"{where} was a remise: after a remise the wind turns, and a remise is replayed only "
-                f"once every player has been East (hand{'s' if len(unplayed) > 1 else ''} "
+                f"once every player has been East ({plural_word(len(unplayed), 'hand')} "
                 f"{', '.join(map(str, unplayed))} of this round still to play)")
     return slip
 

@@ -41,13 +41,19 @@ def as_hand(hand: Hand | Mapping[str, Any]) -> Hand:
     return hand if isinstance(hand, Hand) else hand_from_dict(hand)
 
 
+def _tiles_short_of_a_win(hand: Hand) -> int:
+    """How many tiles the hand lacks of a winning hand's count (0: complete, -1: one too many),
+    flowers and seasons aside."""
+    playing = [t for t in hand.all_tiles if not is_bonus(t)]
+    return expected_tile_count(hand, winning=True) - len(playing)
+
+
 def _won_tiles_short(hand: Hand) -> int | None:
     """For a hand said to be won (self-drawn, or a discarder named): how many tiles it lacks
     of a winning hand (0: complete, -1: one too many); None for a hand not said to be won."""
     if not (hand.self_drawn or hand.discarder is not None):
         return None
-    playing = [t for t in hand.all_tiles if not is_bonus(t)]
-    return expected_tile_count(hand, winning=True) - len(playing)
+    return _tiles_short_of_a_win(hand)
 
 
 def _short_of_a_win(hand: Hand | Mapping[str, Any]) -> int | None:
@@ -371,8 +377,7 @@ def ask_table(table: Mapping[str, Any], rules: str = "rode-draak", options: Mapp
             hand = as_hand({**data, "seat_wind": seat, "prevalent_wind": prevalent})
         except HandError:  # the settlement says what is wrong with it
             continue
-        playing = [t for t in hand.all_tiles if not is_bonus(t)]
-        if len(playing) != expected_tile_count(hand, winning=True):
+        if _tiles_short_of_a_win(hand) != 0:
             continue
         said = hand.self_drawn or hand.discarder is not None
         answer = ask_win_tile(hand, rules, options) if said else ask_win_way(hand, rules, options)

@@ -1,4 +1,6 @@
-"""Counts said as a player says them: "1 kong", "2 kongs", "no kongs", never "kong(s)"."""
+"""Words as a player reads them, and text as a player types it: counts ("1 kong", "2 kongs",
+"no kongs", never "kong(s)"; "once", "twice"), text no page could show (lone surrogates), and
+whole numbers typed as text."""
 from __future__ import annotations
 
 import re

@@ -9,7 +9,7 @@ import { setWinWay } from "./context.js";
  * scores by itself). */
 function answerHandlers(editorOf, form, rescore) {
   /** "Which tile completed the hand?": that tile becomes the winning one (`add`: it was not on
-   * the photo, and joins the hand). */
+   * the photo, and joins the hand). Returns whether the hand changed. */
   function onWinTile(code, { add = false } = {}) {
     const editor = editorOf();
     const state = editor.state;
@@ -18,11 +18,12 @@ function answerHandlers(editorOf, form, rescore) {
       state.win = slot(code, { edited: true });
     } else {
       const at = state.concealed.map((s) => s.code).lastIndexOf(code);
-      if (at < 0) return;
+      if (at < 0) return false;
       if (state.win) state.concealed.push(state.win);
       state.win = state.concealed.splice(at, 1)[0];
     }
     editor.changed();
+    return true;
   }
 
   /** "Four alike in the row: a kong?": the four become that kong. */

@@ -5,7 +5,7 @@ import { HandState } from "./hand.js";
 import { HandEditor } from "./editor.js";
 import { renderPayments, renderResult } from "./results.js";
 import { checkPhoto, scanForm } from "./photos.js";
-import { setWinWay } from "./context.js";
+import { answerHandlers } from "./answers.js";
 
 // ------------------------------------------------------------------ page: Rode Draak table
 
@@ -50,13 +50,10 @@ function tablePage() {
       const scanned = await scanSeat(file, seat);
       if (!scanned) return;
       const state = HandState.fromScan(scanned);
+      editors[seat].set(state);
       // a winning tile the scan took (every candidate scored alike) is the winner's, marked
       const taken = (scanned.hand || {}).win_tile;
-      if (taken && !state.win) {
-        const at = state.concealed.map((s) => s.code).lastIndexOf(taken);
-        if (at >= 0) state.win = state.concealed.splice(at, 1)[0];
-      }
-      editors[seat].set(state);
+      if (taken && !state.win) answersFor(seat).onWinTile(taken);
       if (scanned.question) {  // a winner's hand: what it leaves open is asked when the table settles
         setStatus(status, `${WIND_NAMES[seat]}'s hand read: a winning hand. What the photo leaves open about it is asked when the table is settled.`, "ok");
         return;
@@ -81,21 +78,17 @@ function tablePage() {
 
   // the one question a table asks before it settles (rules.win_tile.ask_table): about one
   // seat's hand, answered with one tap there, then settled again
+  // the answers of answers.js, on a seat's editor and the table's form, settled again after
+  const answersFor = (seat) => answerHandlers(() => editors[seat], contextForm, () => settle());
+
   function ask(question) {
     const seat = question.seat;
     const section = $(`.seat[data-seat="${seat}"]`);
     $(".seat-result", section).textContent = "";
+    const answers = answersFor(seat);
     renderResult($(".seat-detail", section), question, seat, {
-      onWinTile: (code) => {
-        const state = editors[seat].state;
-        const at = state.concealed.map((s) => s.code).lastIndexOf(code);
-        if (at < 0) return;
-        if (state.win) state.concealed.push(state.win);
-        state.win = state.concealed.splice(at, 1)[0];
-        editors[seat].changed();
-        settle();
-      },
-      onWinWay: (way, discarder) => { setWinWay(contextForm, way, discarder); settle(); },
+      onWinTile: (code, how) => { if (answers.onWinTile(code, how)) settle(); },
+      onWinWay: answers.onWinWay,
     });
     section.scrollIntoView({ block: "nearest" });
     setStatus(status, `One question about ${WIND_NAMES[seat]}'s hand, answered there with one tap.`, "warn");
